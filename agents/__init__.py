@@ -1,0 +1,1 @@
+"""Players behind one small interface: ``act(observation, view) -> int``."""

@@ -1,0 +1,129 @@
+"""Shared helpers for the rule scenario tests: build a one-hand env, act by name, read the score.
+
+A scenario is written as steps "<seat> <action or card>", e.g. ``run(env, "0 truco", "1 quiero",
+"0 7c")``: each step asserts that this seat is the one to act and that the move is in its mask.
+"""
+
+import weakref
+
+import numpy as np
+
+import truco_env
+
+ACTIONS = truco_env.ACTIONS
+PLAYS = {"play_0", "play_1", "play_2"}
+ENVIDO_CALLS = {"envido", "real_envido", "falta_envido"}
+FLOR_ANSWERS = {"flor", "contraflor", "contraflor_al_resto", "con_flor_me_achico"}
+
+# Reward sums per env, added up over every step made through act().
+_reward_totals = weakref.WeakKeyDictionary()
+
+
+def make(players=2, hands=None, mano=0, score=None, seed=0, **kw):
+    """An env of one hand (episode="hand" unless given), reset with this deal, mano and score."""
+    kw.setdefault("episode", "hand")
+    env = truco_env.env(players=players, **kw)
+    options = {"mano": mano}
+    if hands is not None:
+        options["hands"] = [list(h) for h in hands]
+    if score is not None:
+        options["score"] = list(score)
+    env.reset(seed=seed, options=options)
+    _reward_totals[env] = {a: 0.0 for a in env.possible_agents}
+    return env
+
+
+def seat_of(agent):
+    return int(agent.rsplit("_", 1)[1])
+
+
+def turn(env):
+    """Seat of the agent to act."""
+    return seat_of(env.agent_selection)
+
+
+def mask(env, seat=None):
+    agent = env.agent_selection if seat is None else f"player_{seat}"
+    return np.asarray(env.observe(agent)["action_mask"])
+
+
+def legal(env, seat=None):
+    """Names of the legal actions of that seat (default: the agent to act)."""
+    return {ACTIONS[i] for i in np.flatnonzero(mask(env, seat))}
+
+
+def view(env, seat=None):
+    agent = env.agent_selection if seat is None else f"player_{seat}"
+    return env.unwrapped.view(agent)
+
+
+def done(env):
+    """True once the episode is over for every agent."""
+    ends = [env.terminations[a] or env.truncations[a] for a in env.terminations]
+    return bool(ends) and all(ends)
+
+
+def terminated(env):
+    return bool(env.terminations) and all(env.terminations.values())
+
+
+def score(env):
+    """The score by team, from the infos (any agent's)."""
+    for agent in env.possible_agents:
+        info = env.infos.get(agent) if hasattr(env.infos, "get") else None
+        if info and "score" in info:
+            return [int(x) for x in info["score"]]
+    raise AssertionError("no agent's info holds a score")
+
+
+def rewards(env):
+    """Sum of env.rewards over all steps made through act(), by agent."""
+    return dict(_reward_totals[env])
+
+
+def act(env, name):
+    """Step the action called `name` after checking that the agent to act may take it."""
+    assert not done(env), f"the episode is over; cannot {name}"
+    obs, _, _, _, _ = env.last()
+    i = ACTIONS.index(name)
+    assert obs["action_mask"][i] == 1, (
+        f"{name} is not legal for {env.agent_selection}; legal: {sorted(legal(env))}"
+    )
+    env.step(i)
+    totals = _reward_totals.setdefault(env, {a: 0.0 for a in env.possible_agents})
+    for agent, r in env.rewards.items():
+        totals[agent] = totals.get(agent, 0.0) + float(r)
+
+
+def play(env, card):
+    """The agent to act plays `card` (it must be in his hand)."""
+    hand = view(env)["hand"]
+    assert card in hand, f"{card} is not in {env.agent_selection}'s hand {hand}"
+    act(env, f"play_{hand.index(card)}")
+
+
+def run(env, *steps):
+    """Do steps "<seat> <action or card>", asserting each time that this seat is to act."""
+    for step in steps:
+        seat, move = step.split()
+        assert turn(env) == int(seat), f"before {step!r}: {env.agent_selection} is to act"
+        if move in ACTIONS:
+            act(env, move)
+        else:
+            play(env, move)
+
+
+def play_out(env, limit=20):
+    """Play the lowest legal card slot until the episode ends (no song may be pending)."""
+    for _ in range(limit):
+        if done(env):
+            return
+        slots = sorted(legal(env) & PLAYS)
+        assert slots, f"{env.agent_selection} cannot play a card; legal: {sorted(legal(env))}"
+        act(env, slots[0])
+    assert done(env), "the hand did not end"
+
+
+def table(env, seat=0):
+    """This hand's bazas as lists of (seat, card) tuples."""
+    return [[(int(s), c) for s, c in baza] for baza in view(env, seat)["table"]]

@@ -1,0 +1,677 @@
+"""The batched rules core: the state of N games as one int32 array, legal masks and steps.
+
+This module is the only place where a rule of Truco is decided.  It imports neither gymnasium
+nor pettingzoo.  The state of a batch is ``S[N, STATE_SIZE]`` (one row a game, fields at the
+offsets below, sized for up to ``P_MAX`` players); the rules are the int arrays of
+:meth:`truco_env.rules.RuleSet.tables`.  The kernels are compiled with numba and loop over the
+games of the batch, so one call costs about the same for a batch of one (the PettingZoo env) and
+is fast for thousands (the vector env).
+
+Public functions (all act on the whole batch in place):
+
+* :func:`new_state` -> ``S`` of N empty games;
+* :func:`start_hand` deals a hand from a card permutation per game;
+* :func:`legal_mask` -> ``bool[N, A]`` for the player to act in each game;
+* :func:`step` plays one action per game and returns the points scored by each team.
+
+Flow of a hand (RULES.md): the player to act (``ACTOR``) is either the player about to play a
+card (``TURN``) or the one who must answer the innermost pending song: a flor contest, else an
+envido, else a truco.  When a song is resolved the turn goes back (:func:`_resume`).
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from .cards import ENVIDO_VALUE, NUM_CARDS, TRUCO_RANK
+from .rules import (
+    K_ACHICO, K_BUENAS, K_CF_NQ, K_CF_Q, K_FALTA, K_FLOR, K_FLOR_EACH, K_FLOR_PTS, K_FLOR_VS,
+    K_RESTO, K_RESTO_NQ, K_TARGET, NUM_ACTIONS,
+)
+
+P_MAX = 6          # seats
+T_MAX = 3          # teams (three-player modes need three)
+HMAX = 64          # events (card plays and calls) recorded per hand
+
+# Action ids (same order as rules.ACTIONS).
+A_PLAY0, A_PLAY1, A_PLAY2, A_ENVIDO, A_REAL, A_FALTA, A_FLOR, A_CONTRAFLOR, A_RESTO, A_ACHICO, \
+    A_TRUCO, A_RETRUCO, A_VALE4, A_QUIERO, A_NO_QUIERO, A_MAZO = range(16)
+
+# Flor contest states.
+FLOR_NONE, FLOR_SUNG, FLOR_CONTRA, FLOR_RESTO = 0, 1, 2, 3
+
+
+def _layout():
+    fields = [
+        ("NPLAYERS", 1), ("NTEAMS", 1), ("MANO", 1), ("TURN", 1), ("ACTOR", 1),
+        ("BAZA", 1), ("NCARDS", 1), ("LEAD", 1), ("BEST_SEAT", 1), ("BEST_RANK", 1),
+        ("BEST_TIE", 1), ("RESULT", 3), ("BAZA_LEAD", 3),
+        ("TRUCO_LEVEL", 1), ("TRUCO_OWNER", 1), ("TRUCO_PENDING", 1), ("TRUCO_CALLER", 1),
+        ("TRUCO_ANSWERER", 1),
+        ("ENV_CHAIN", 1), ("ENV_PENDING", 1), ("ENV_CLOSED", 1), ("ENV_CALLER", 1),
+        ("ENV_ANSWERER", 1), ("ENV_WINNER", 1),
+        ("FLOR_STATE", 1), ("FLOR_FIRST", 1), ("FLOR_OPP", 1), ("FLOR_CALLER", 1),
+        ("FLOR_DONE", 1), ("FLOR_SCORED", T_MAX),
+        ("ACTED", P_MAX), ("SUNG", P_MAX), ("TEAM", P_MAX),
+        ("HAND", P_MAX * 3), ("PLAYED", P_MAX * 3), ("HRANK", P_MAX * 3),
+        ("ENVPTS", P_MAX), ("FLORPTS", P_MAX), ("PUBLIC", P_MAX),
+        ("BAZA_CARD", 3 * P_MAX),
+        ("SCORE", T_MAX), ("HAND_PTS", T_MAX),
+        ("HAND_OVER", 1), ("DONE", 1), ("WINNER", 1), ("HAND_NO", 1), ("MUESTRA", 1),
+        ("HIST_LEN", 1), ("HIST", HMAX * 2),
+    ]
+    offsets, pos = {}, 0
+    for name, size in fields:
+        offsets[name] = pos
+        pos += size
+    return offsets, pos
+
+
+OFFSETS, STATE_SIZE = _layout()
+# Field offsets as module constants (numba reads them as compile-time constants).
+NPLAYERS = OFFSETS["NPLAYERS"]; NTEAMS = OFFSETS["NTEAMS"]; MANO = OFFSETS["MANO"]
+TURN = OFFSETS["TURN"]; ACTOR = OFFSETS["ACTOR"]; BAZA = OFFSETS["BAZA"]
+NCARDS = OFFSETS["NCARDS"]; LEAD = OFFSETS["LEAD"]; BEST_SEAT = OFFSETS["BEST_SEAT"]
+BEST_RANK = OFFSETS["BEST_RANK"]; BEST_TIE = OFFSETS["BEST_TIE"]; RESULT = OFFSETS["RESULT"]
+BAZA_LEAD = OFFSETS["BAZA_LEAD"]; TRUCO_LEVEL = OFFSETS["TRUCO_LEVEL"]
+TRUCO_OWNER = OFFSETS["TRUCO_OWNER"]; TRUCO_PENDING = OFFSETS["TRUCO_PENDING"]
+TRUCO_CALLER = OFFSETS["TRUCO_CALLER"]; TRUCO_ANSWERER = OFFSETS["TRUCO_ANSWERER"]
+ENV_CHAIN = OFFSETS["ENV_CHAIN"]; ENV_PENDING = OFFSETS["ENV_PENDING"]
+ENV_CLOSED = OFFSETS["ENV_CLOSED"]; ENV_CALLER = OFFSETS["ENV_CALLER"]
+ENV_ANSWERER = OFFSETS["ENV_ANSWERER"]; ENV_WINNER = OFFSETS["ENV_WINNER"]
+FLOR_STATE = OFFSETS["FLOR_STATE"]; FLOR_FIRST = OFFSETS["FLOR_FIRST"]
+FLOR_OPP = OFFSETS["FLOR_OPP"]; FLOR_CALLER = OFFSETS["FLOR_CALLER"]
+FLOR_DONE = OFFSETS["FLOR_DONE"]; FLOR_SCORED = OFFSETS["FLOR_SCORED"]
+ACTED = OFFSETS["ACTED"]; SUNG = OFFSETS["SUNG"]; TEAM = OFFSETS["TEAM"]
+HAND = OFFSETS["HAND"]; PLAYED = OFFSETS["PLAYED"]; HRANK = OFFSETS["HRANK"]
+ENVPTS = OFFSETS["ENVPTS"]; FLORPTS = OFFSETS["FLORPTS"]; PUBLIC = OFFSETS["PUBLIC"]
+BAZA_CARD = OFFSETS["BAZA_CARD"]; SCORE = OFFSETS["SCORE"]; HAND_PTS = OFFSETS["HAND_PTS"]
+HAND_OVER = OFFSETS["HAND_OVER"]; DONE = OFFSETS["DONE"]; WINNER = OFFSETS["WINNER"]
+HAND_NO = OFFSETS["HAND_NO"]; MUESTRA = OFFSETS["MUESTRA"]; HIST_LEN = OFFSETS["HIST_LEN"]
+HIST = OFFSETS["HIST"]
+
+_RANK = TRUCO_RANK.astype(np.int32)
+_ENV_VALUE = ENVIDO_VALUE.astype(np.int32)
+
+
+def new_state(n: int, players: int, score: np.ndarray | None = None) -> np.ndarray:
+    """``S[n, STATE_SIZE]`` for n matches of ``players`` seats (teams seat % 2), at 0-0."""
+    S = np.zeros((n, STATE_SIZE), dtype=np.int32)
+    S[:, NPLAYERS] = players
+    S[:, NTEAMS] = 2
+    S[:, TEAM:TEAM + P_MAX] = np.arange(P_MAX) % 2
+    S[:, WINNER] = -1
+    if score is not None:
+        S[:, SCORE:SCORE + 2] = score
+    return S
+
+
+# ----------------------------------------------------------------------------------------------
+# Dealing
+
+
+@nb.njit(cache=True)
+def _hand_values(S, g):
+    """Truco ranks of the dealt cards, envido and flor points of every seat (argentino tables)."""
+    P = S[g, NPLAYERS]
+    for p in range(P):
+        best_single = 0
+        best_pair = -1
+        for k in range(3):
+            c = S[g, HAND + 3 * p + k]
+            S[g, HRANK + 3 * p + k] = _RANK[c]
+            v = _ENV_VALUE[c]
+            if v > best_single:
+                best_single = v
+            for j in range(k + 1, 3):
+                c2 = S[g, HAND + 3 * p + j]
+                if c2 // 10 == c // 10:
+                    pair = 20 + v + _ENV_VALUE[c2]
+                    if pair > best_pair:
+                        best_pair = pair
+        S[g, ENVPTS + p] = best_pair if best_pair > best_single else best_single
+        c0 = S[g, HAND + 3 * p]
+        c1 = S[g, HAND + 3 * p + 1]
+        c2 = S[g, HAND + 3 * p + 2]
+        if c0 // 10 == c1 // 10 and c1 // 10 == c2 // 10:
+            S[g, FLORPTS + p] = 20 + _ENV_VALUE[c0] + _ENV_VALUE[c1] + _ENV_VALUE[c2]
+        else:
+            S[g, FLORPTS + p] = -1
+
+
+@nb.njit(cache=True)
+def _start_hand(S, games, decks, manos):
+    for i in range(games.shape[0]):
+        g = games[i]
+        P = S[g, NPLAYERS]
+        mano = manos[i]
+        S[g, MANO] = mano
+        S[g, TURN] = mano
+        S[g, ACTOR] = mano
+        S[g, LEAD] = mano
+        S[g, BAZA] = 0
+        S[g, NCARDS] = 0
+        S[g, BEST_SEAT] = -1
+        S[g, BEST_RANK] = -1
+        S[g, BEST_TIE] = 0
+        for b in range(3):
+            S[g, RESULT + b] = -2
+            S[g, BAZA_LEAD + b] = -1
+        S[g, BAZA_LEAD] = mano
+        S[g, TRUCO_LEVEL] = 0
+        S[g, TRUCO_OWNER] = -1
+        S[g, TRUCO_PENDING] = 0
+        S[g, TRUCO_CALLER] = -1
+        S[g, TRUCO_ANSWERER] = -1
+        S[g, ENV_CHAIN] = 0
+        S[g, ENV_PENDING] = 0
+        S[g, ENV_CLOSED] = 0
+        S[g, ENV_CALLER] = -1
+        S[g, ENV_ANSWERER] = -1
+        S[g, ENV_WINNER] = -1
+        S[g, FLOR_STATE] = 0
+        S[g, FLOR_FIRST] = -1
+        S[g, FLOR_OPP] = -1
+        S[g, FLOR_CALLER] = -1
+        S[g, FLOR_DONE] = 0
+        for t in range(T_MAX):
+            S[g, FLOR_SCORED + t] = 0
+            S[g, HAND_PTS + t] = 0
+        for p in range(P_MAX):
+            S[g, ACTED + p] = 0
+            S[g, SUNG + p] = 0
+            S[g, PUBLIC + p] = -1
+            S[g, ENVPTS + p] = -1
+            S[g, FLORPTS + p] = -1
+            for k in range(3):
+                S[g, HAND + 3 * p + k] = -1
+                S[g, PLAYED + 3 * p + k] = -1
+                S[g, HRANK + 3 * p + k] = -1
+                S[g, BAZA_CARD + k * P_MAX + p] = -1
+        # Deal: the deck row lists cards in dealing order; seat p gets cards 3p..3p+2.
+        for p in range(P):
+            for k in range(3):
+                S[g, HAND + 3 * p + k] = decks[i, 3 * p + k]
+        S[g, MUESTRA] = -1
+        S[g, HAND_OVER] = 0
+        S[g, HIST_LEN] = 0
+        S[g, HAND_NO] += 1
+        _hand_values(S, g)
+
+
+def start_hand(S: np.ndarray, games: np.ndarray, decks: np.ndarray, manos: np.ndarray) -> None:
+    """Deal a new hand in ``games``: ``decks[i]`` is a card order, ``manos[i]`` the mano seat."""
+    _start_hand(S, np.asarray(games, dtype=np.int64), np.asarray(decks, dtype=np.int32),
+                np.asarray(manos, dtype=np.int32))
+
+
+# ----------------------------------------------------------------------------------------------
+# Helpers
+
+
+@nb.njit(cache=True, inline="always")
+def _next_opponent(S, g, seat):
+    """The next player of another team after ``seat`` in play order."""
+    P = S[g, NPLAYERS]
+    t = S[g, TEAM + seat]
+    for i in range(1, P):
+        q = (seat + i) % P
+        if S[g, TEAM + q] != t:
+            return q
+    return seat
+
+
+@nb.njit(cache=True, inline="always")
+def _has_played_first(S, g, seat):
+    return S[g, BAZA_CARD + seat] >= 0  # baza 0 column of this seat
+
+
+@nb.njit(cache=True)
+def _resume(S, g):
+    """After a song is resolved: the innermost pending answer, else the player to play."""
+    if S[g, FLOR_STATE] != FLOR_NONE:
+        return
+    if S[g, ENV_PENDING] == 1:
+        S[g, ACTOR] = S[g, ENV_ANSWERER]
+    elif S[g, TRUCO_PENDING] > 0:
+        S[g, ACTOR] = S[g, TRUCO_ANSWERER]
+    else:
+        S[g, ACTOR] = S[g, TURN]
+
+
+@nb.njit(cache=True)
+def _award(S, K, g, team, pts):
+    """Score points for a team; the match ends the moment a side reaches the target."""
+    if pts <= 0 or S[g, DONE] == 1:
+        return
+    S[g, SCORE + team] += pts
+    S[g, HAND_PTS + team] += pts
+    if S[g, SCORE + team] >= K[K_TARGET]:
+        S[g, DONE] = 1
+        S[g, HAND_OVER] = 1
+        S[g, WINNER] = team
+
+
+@nb.njit(cache=True)
+def _falta_value(S, K, g, winner_team, match_rule):
+    """Falta envido / contraflor al resto value for the winning team."""
+    T = K[K_TARGET]
+    n = S[g, NTEAMS]
+    lead = S[g, SCORE]
+    for t in range(1, n):
+        if S[g, SCORE + t] > lead:
+            lead = S[g, SCORE + t]
+    if match_rule == 1:
+        return T - S[g, SCORE + winner_team]
+    if K[K_FALTA] == 0 and K[K_BUENAS] == 1:
+        in_malas = True
+        for t in range(n):
+            if S[g, SCORE + t] > T // 2:
+                in_malas = False
+        if in_malas:
+            return T - S[g, SCORE + winner_team]
+    return T - lead
+
+
+@nb.njit(cache=True)
+def _declare(S, g, pts_off, reveal):
+    """Declare points in play order from the mano; returns the winning seat.
+
+    A player speaks only if his side is behind and he beats the best so far (ties go to the
+    player nearer the mano, who spoke first); the others say "son buenas" and stay private.
+    Players with negative points (no flor) take no part.
+    """
+    P = S[g, NPLAYERS]
+    mano = S[g, MANO]
+    best = -1
+    best_v = -1
+    for i in range(P):
+        p = (mano + i) % P
+        v = S[g, pts_off + p]
+        if v < 0:
+            continue
+        if best < 0 or (S[g, TEAM + p] != S[g, TEAM + best] and v > best_v):
+            best = p
+            best_v = v
+            if reveal:
+                S[g, PUBLIC + p] = v
+    return best
+
+
+@nb.njit(cache=True)
+def _any_unsung_flor(S, K, g, team, exclude_team):
+    """First seat (play order from mano) of the given team (-1 any) with a flor not yet sung."""
+    if K[K_FLOR] == 0 or S[g, FLOR_DONE] == 1:
+        return -1
+    P = S[g, NPLAYERS]
+    for i in range(P):
+        p = (S[g, MANO] + i) % P
+        t = S[g, TEAM + p]
+        if S[g, FLORPTS + p] >= 0 and S[g, SUNG + p] == 0 and (team < 0 or t == team) \
+                and t != exclude_team:
+            return p
+    return -1
+
+
+@nb.njit(cache=True)
+def _must_sing_flor(S, K, g, seat):
+    """A player with flor sings it at his first action (unless a flor contest is on)."""
+    return (K[K_FLOR] == 1 and S[g, FLOR_DONE] == 0 and S[g, FLORPTS + seat] >= 0
+            and S[g, SUNG + seat] == 0 and S[g, ACTED + seat] == 0)
+
+
+@nb.njit(cache=True)
+def _can_open_envido(S, K, g, seat):
+    if S[g, ENV_CLOSED] == 1 or S[g, BAZA] != 0 or S[g, TRUCO_LEVEL] != 0:
+        return False
+    if _has_played_first(S, g, seat):
+        return False
+    if K[K_FLOR] == 1 and S[g, FLORPTS + seat] >= 0 and S[g, FLOR_DONE] == 0:
+        return False  # a player with flor sings flor, never envido
+    if S[g, TRUCO_PENDING] > 0:
+        # El envido va primero: only the answerer of a first-level truco.
+        return S[g, TRUCO_PENDING] == 1 and S[g, TRUCO_ANSWERER] == seat
+    return S[g, TURN] == seat
+
+
+# ----------------------------------------------------------------------------------------------
+# Legal actions
+
+
+@nb.njit(cache=True)
+def _mask_one(S, K, EN, g, m):
+    for a in range(NUM_ACTIONS):
+        m[a] = False
+    if S[g, HAND_OVER] == 1 or S[g, DONE] == 1:
+        return
+    seat = S[g, ACTOR]
+    fs = S[g, FLOR_STATE]
+    if fs == FLOR_SUNG:            # the opponent with flor answers the flor
+        m[A_FLOR] = True
+        m[A_CONTRAFLOR] = True
+        m[A_RESTO] = True
+        m[A_ACHICO] = True
+        return
+    if fs == FLOR_CONTRA:
+        m[A_QUIERO] = True
+        m[A_NO_QUIERO] = True
+        m[A_RESTO] = True
+        return
+    if fs == FLOR_RESTO:
+        m[A_QUIERO] = True
+        m[A_NO_QUIERO] = True
+        return
+    if _must_sing_flor(S, K, g, seat):
+        m[A_FLOR] = True
+        return
+    if S[g, ENV_PENDING] == 1:
+        m[A_QUIERO] = True
+        m[A_NO_QUIERO] = True
+        chain = S[g, ENV_CHAIN]
+        for j in range(3):
+            if EN[chain, j] >= 0:
+                m[A_ENVIDO + j] = True
+        return
+    if _can_open_envido(S, K, g, seat):
+        m[A_ENVIDO] = True
+        m[A_REAL] = True
+        m[A_FALTA] = True
+    pending = S[g, TRUCO_PENDING]
+    if pending > 0:
+        m[A_QUIERO] = True
+        m[A_NO_QUIERO] = True
+        if pending < 3:
+            m[A_TRUCO + pending] = True
+        return
+    # The player about to play a card.
+    for k in range(3):
+        if S[g, PLAYED + 3 * seat + k] < 0:
+            m[A_PLAY0 + k] = True
+    level = S[g, TRUCO_LEVEL]
+    if level == 0:
+        m[A_TRUCO] = True
+    elif level < 3 and S[g, TRUCO_OWNER] == S[g, TEAM + seat]:
+        m[A_TRUCO + level] = True
+    m[A_MAZO] = True
+
+
+@nb.njit(cache=True)
+def _legal_mask(S, K, EN, out):
+    for g in range(S.shape[0]):
+        _mask_one(S, K, EN, g, out[g])
+
+
+def legal_mask(S: np.ndarray, tables: dict, out: np.ndarray | None = None) -> np.ndarray:
+    """``bool[N, A]``: the legal actions of the player to act in each game (none when over)."""
+    if out is None:
+        out = np.zeros((S.shape[0], NUM_ACTIONS), dtype=np.bool_)
+    _legal_mask(S, tables["knobs"], tables["env_next"], out)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Step
+
+
+@nb.njit(cache=True)
+def _hand_winner(S, g):
+    """Team that has won the hand from the finished bazas, or -1 while undecided."""
+    P = S[g, NPLAYERS]
+    nb_ = S[g, BAZA] + 1
+    wins0 = 0
+    wins1 = 0
+    parda = False
+    first = -1
+    for b in range(nb_):
+        r = S[g, RESULT + b]
+        if r == -1:
+            parda = True
+        elif r >= 0:
+            if first < 0:
+                first = r
+            if r == 0:
+                wins0 += 1
+            else:
+                wins1 += 1
+    if wins0 >= 2:
+        return 0
+    if wins1 >= 2:
+        return 1
+    if parda and first >= 0:
+        return first
+    if nb_ == 3:  # three pardas
+        return S[g, TEAM + S[g, MANO]]
+    return -1
+
+
+@nb.njit(cache=True)
+def _end_hand(S, K, TQ, g, team):
+    _award(S, K, g, team, TQ[S[g, TRUCO_LEVEL]])
+    S[g, HAND_OVER] = 1
+
+
+@nb.njit(cache=True)
+def _play_card(S, K, TQ, g, seat, k):
+    P = S[g, NPLAYERS]
+    b = S[g, BAZA]
+    c = S[g, HAND + 3 * seat + k]
+    r = S[g, HRANK + 3 * seat + k]
+    S[g, PLAYED + 3 * seat + k] = b
+    S[g, BAZA_CARD + b * P_MAX + seat] = c
+    best = S[g, BEST_SEAT]
+    if best < 0 or r > S[g, BEST_RANK]:
+        S[g, BEST_SEAT] = seat
+        S[g, BEST_RANK] = r
+        S[g, BEST_TIE] = 0
+    elif r == S[g, BEST_RANK] and S[g, TEAM + seat] != S[g, TEAM + best]:
+        S[g, BEST_TIE] = 1
+    S[g, NCARDS] += 1
+    if S[g, NCARDS] < P:
+        S[g, TURN] = (seat + 1) % P
+        S[g, ACTOR] = S[g, TURN]
+        return
+    # The baza is complete.
+    if S[g, BEST_TIE] == 1:
+        S[g, RESULT + b] = -1
+        leader = S[g, LEAD]          # parda: who opened the tied baza leads again
+    else:
+        S[g, RESULT + b] = S[g, TEAM + S[g, BEST_SEAT]]
+        leader = S[g, BEST_SEAT]
+    w = _hand_winner(S, g)
+    if w >= 0:
+        _end_hand(S, K, TQ, g, w)
+        return
+    S[g, BAZA] = b + 1
+    S[g, BAZA_LEAD + b + 1] = leader
+    S[g, LEAD] = leader
+    S[g, TURN] = leader
+    S[g, ACTOR] = leader
+    S[g, NCARDS] = 0
+    S[g, BEST_SEAT] = -1
+    S[g, BEST_RANK] = -1
+    S[g, BEST_TIE] = 0
+
+
+@nb.njit(cache=True)
+def _resolve_envido(S, K, EQ, g):
+    winner = _declare(S, g, ENVPTS, True)
+    team = S[g, TEAM + winner]
+    S[g, ENV_WINNER] = winner
+    pts = EQ[S[g, ENV_CHAIN]]
+    if pts < 0:
+        pts = _falta_value(S, K, g, team, 0)
+    S[g, ENV_PENDING] = 0
+    _award(S, K, g, team, pts)
+
+
+@nb.njit(cache=True)
+def _flor_winner_team(S, g):
+    return S[g, TEAM + _declare(S, g, FLORPTS, True)]
+
+
+@nb.njit(cache=True)
+def _end_flor(S, g):
+    S[g, FLOR_STATE] = FLOR_NONE
+    S[g, FLOR_DONE] = 1
+    _resume(S, g)
+
+
+@nb.njit(cache=True)
+def _sing_flor(S, K, g, seat):
+    S[g, SUNG + seat] = 1
+    S[g, ENV_CLOSED] = 1
+    if S[g, ENV_PENDING] == 1:       # a sung flor cancels the envido
+        S[g, ENV_PENDING] = 0
+        S[g, ENV_CHAIN] = 0
+    team = S[g, TEAM + seat]
+    if S[g, FLOR_STATE] == FLOR_SUNG:  # answering flor with flor: compare, best takes it
+        _award(S, K, g, _flor_winner_team(S, g), K[K_FLOR_VS])
+        _end_flor(S, g)
+        return
+    opp = _any_unsung_flor(S, K, g, -1, team)
+    if opp < 0:
+        # Also an opponent who already sang (only possible after a contest, which ends flor).
+        if K[K_FLOR_EACH] == 1 or S[g, FLOR_SCORED + team] == 0:
+            _award(S, K, g, team, K[K_FLOR_PTS])
+        S[g, FLOR_SCORED + team] += 1
+        S[g, PUBLIC + seat] = S[g, FLORPTS + seat]
+        _resume(S, g)
+        return
+    # The nearest opponent with flor after the singer answers.
+    P = S[g, NPLAYERS]
+    for i in range(1, P):
+        q = (seat + i) % P
+        if S[g, TEAM + q] != team and S[g, FLORPTS + q] >= 0:
+            opp = q
+            break
+    S[g, FLOR_STATE] = FLOR_SUNG
+    S[g, FLOR_FIRST] = seat
+    S[g, FLOR_OPP] = opp
+    S[g, FLOR_CALLER] = seat
+    S[g, ACTOR] = opp
+
+
+@nb.njit(cache=True)
+def _step_one(S, K, EN, EQ, ENQ, TQ, TNQ, g, a, pts_out):
+    seat = S[g, ACTOR]
+    team = S[g, TEAM + seat]
+    for t in range(T_MAX):
+        pts_out[t] = S[g, SCORE + t]
+    h = S[g, HIST_LEN]
+    if h < HMAX:
+        S[g, HIST + 2 * h] = seat
+        S[g, HIST + 2 * h + 1] = a
+        S[g, HIST_LEN] = h + 1
+    S[g, ACTED + seat] = 1
+    fs = S[g, FLOR_STATE]
+
+    if a <= A_PLAY2:
+        _play_card(S, K, TQ, g, seat, a - A_PLAY0)
+
+    elif a == A_FLOR:
+        _sing_flor(S, K, g, seat)
+
+    elif a == A_CONTRAFLOR:
+        S[g, SUNG + seat] = 1
+        S[g, FLOR_STATE] = FLOR_CONTRA
+        S[g, FLOR_CALLER] = seat
+        S[g, ACTOR] = S[g, FLOR_FIRST]
+
+    elif a == A_RESTO:
+        S[g, SUNG + seat] = 1
+        S[g, FLOR_STATE] = FLOR_RESTO
+        S[g, FLOR_CALLER] = seat
+        S[g, ACTOR] = S[g, FLOR_OPP] if seat == S[g, FLOR_FIRST] else S[g, FLOR_FIRST]
+
+    elif a == A_ACHICO:
+        S[g, SUNG + seat] = 1
+        _award(S, K, g, S[g, TEAM + S[g, FLOR_FIRST]], K[K_ACHICO])
+        _end_flor(S, g)
+
+    elif a >= A_ENVIDO and a <= A_FALTA:
+        j = a - A_ENVIDO
+        S[g, ENV_CHAIN] = EN[S[g, ENV_CHAIN], j]
+        S[g, ENV_CALLER] = seat
+        opening = S[g, ENV_PENDING] == 0
+        S[g, ENV_PENDING] = 1
+        S[g, ENV_CLOSED] = 1
+        S[g, ENV_ANSWERER] = _next_opponent(S, g, seat)
+        S[g, ACTOR] = S[g, ENV_ANSWERER]
+        if opening:
+            # Flor goes before envido: anyone holding an unsung flor sings it now.
+            p = _any_unsung_flor(S, K, g, -1, -1)
+            if p >= 0:
+                S[g, ACTOR] = p
+
+    elif a >= A_TRUCO and a <= A_VALE4:
+        level = a - A_TRUCO + 1
+        if S[g, TRUCO_PENDING] > 0:   # raising accepts the pending level
+            S[g, TRUCO_LEVEL] = S[g, TRUCO_PENDING]
+        S[g, TRUCO_PENDING] = level
+        S[g, TRUCO_CALLER] = seat
+        S[g, TRUCO_ANSWERER] = _next_opponent(S, g, seat)
+        S[g, ACTOR] = S[g, TRUCO_ANSWERER]
+
+    elif a == A_QUIERO or a == A_NO_QUIERO:
+        accept = a == A_QUIERO
+        if fs == FLOR_CONTRA or fs == FLOR_RESTO:
+            if accept:
+                w = _flor_winner_team(S, g)
+                if fs == FLOR_CONTRA:
+                    pts = K[K_CF_Q]
+                else:
+                    pts = _falta_value(S, K, g, w, K[K_RESTO])
+                _award(S, K, g, w, pts)
+            else:
+                pts = K[K_CF_NQ] if fs == FLOR_CONTRA else K[K_RESTO_NQ]
+                _award(S, K, g, S[g, TEAM + S[g, FLOR_CALLER]], pts)
+            _end_flor(S, g)
+        elif S[g, ENV_PENDING] == 1:
+            if accept:
+                _resolve_envido(S, K, EQ, g)
+            else:
+                S[g, ENV_PENDING] = 0
+                _award(S, K, g, S[g, TEAM + S[g, ENV_CALLER]], ENQ[S[g, ENV_CHAIN]])
+            _resume(S, g)
+        else:  # truco ladder
+            pending = S[g, TRUCO_PENDING]
+            S[g, TRUCO_PENDING] = 0
+            if accept:
+                S[g, TRUCO_LEVEL] = pending
+                S[g, TRUCO_OWNER] = team
+                _resume(S, g)
+            else:
+                _award(S, K, g, S[g, TEAM + S[g, TRUCO_CALLER]], TNQ[pending])
+                S[g, HAND_OVER] = 1
+
+    elif a == A_MAZO:
+        # The whole side gives up; the other side scores the hand's current value.
+        _end_hand(S, K, TQ, g, S[g, TEAM + _next_opponent(S, g, seat)])
+
+    for t in range(T_MAX):
+        pts_out[t] = S[g, SCORE + t] - pts_out[t]
+
+
+@nb.njit(cache=True)
+def _step(S, K, EN, EQ, ENQ, TQ, TNQ, actions, pts):
+    for g in range(S.shape[0]):
+        a = actions[g]
+        if a < 0 or S[g, HAND_OVER] == 1:
+            for t in range(T_MAX):
+                pts[g, t] = 0
+            continue
+        _step_one(S, K, EN, EQ, ENQ, TQ, TNQ, g, a, pts[g])
+
+
+def step(S: np.ndarray, tables: dict, actions: np.ndarray, pts: np.ndarray | None = None) -> np.ndarray:
+    """Play ``actions[g]`` (assumed legal; -1 skips a game) in every game.
+
+    Returns ``int32[N, T_MAX]``: the points each team scored in this step.  Afterwards
+    ``S[:, HAND_OVER]`` flags games whose hand ended (the caller deals the next hand) and
+    ``S[:, DONE]`` games whose match ended.
+    """
+    if pts is None:
+        pts = np.zeros((S.shape[0], T_MAX), dtype=np.int32)
+    _step(S, tables["knobs"], tables["env_next"], tables["env_quiero"], tables["env_no_quiero"],
+          tables["truco_quiero"], tables["truco_no_quiero"], np.asarray(actions, dtype=np.int32), pts)
+    return pts

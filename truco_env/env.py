@@ -1,0 +1,367 @@
+"""# Truco (PettingZoo AEC)
+
+Truco, the Spanish-deck bluffing card game of Argentina and Uruguay, as a turn-based
+PettingZoo environment over the batched rules core (a batch of one).
+
+| Import | `import truco_env; env = truco_env.env(players=2)` |
+|---|---|
+| Actions | Discrete({num_actions}) with an action mask |
+| Parallel API | no (one agent acts at a time) |
+| Agents | `player_0` .. `player_{{n-1}}`, n = 2, 4 or 6 (teams: seat % 2) |
+| Observation | `{{"observation": float32[{compact_size}], "action_mask": int8[{num_actions}]}}` (compact) |
+| Infostate | `observation="infostate"`: float32[{infostate_size}] (perfect recall) |
+| Reward | match: +1 / -1 at the end; points: per hand, won minus conceded |
+
+## Arguments
+
+| argument | values | meaning |
+|---|---|---|
+| `players` | 2, 4, 6 | seats in play order, teams alternate (seat % 2) |
+| `rules` | `"argentino"`, `"trucoshi"` or a `RuleSet` | the preset (see `truco_env.rules`) |
+| `target` | argentino 9, 15, 18, 30; trucoshi 18, 24, 30 | the total a side needs to win |
+| `flor` | bool | play with flor (argentino: off by default) |
+| `episode` | `"match"` (default), `"hand"` | an episode is a whole match or one hand |
+| `reward` | `"match"`, `"points"` | default: match for match episodes, points for hands |
+| `observation` | `"compact"` (default), `"infostate"` | the encoder (`truco_env.observe`) |
+| `illegal` | `"raise"` (default), `"penalize"` | illegal action: `IllegalActionError`, or -1 and the end of the episode |
+| `render_mode` | `"ansi"`, `"human"`, `None` | |
+| any `RuleSet` knob | | overrides the preset (an unknown keyword is a `ValueError`) |
+
+Reset options (all optional): `hands` (the first hand's deal by seat, e.g.
+`[["7c", "6c", "4b"], ["1e", "2o", "5o"]]`), `mano` (seat of the first mano, default 0),
+`score` (starting score by team).  An unknown option key warns and is ignored.
+
+## Actions
+
+{action_table}
+
+`play_k` plays the card dealt in slot k (`view(agent)["hand"][k]`).  Agents not to act have an
+all-zero mask.  `infos[agent]` holds `action_mask` and `score` (by team) after every step.
+
+## Observation (compact)
+
+{layout_table}
+
+The infostate adds `history` (every event of the hand, in order).  Read a piece by name with
+`truco_env.observe.Encoder("compact").piece(obs, "hand")`.
+
+## Version history
+* v0: first release (argentino and trucoshi, 2/4/6 players, flor, malas and buenas).
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import core as C
+from .cards import card_str
+from .game import IllegalActionError, Matches
+from .observe import COMPACT_SIZE, INFOSTATE_SIZE, Encoder
+from .rules import ACTIONS, ENVIDO_CHAIN, NUM_ACTIONS, RuleSet, get_rules
+
+_ACTION_MEANING = {
+    "play_0": "play the card dealt in slot 0", "play_1": "play the card in slot 1",
+    "play_2": "play the card in slot 2", "envido": "sing or raise envido (+2)",
+    "real_envido": "sing or raise real envido (+3)", "falta_envido": "sing or raise falta envido",
+    "flor": "sing flor (compulsory with flor), or answer a flor by comparing",
+    "contraflor": "answer a flor raising to contraflor", "contraflor_al_resto":
+    "raise the flor to what the leader lacks", "con_flor_me_achico": "give up the flor contest",
+    "truco": "sing truco", "retruco": "raise to retruco", "vale_cuatro": "raise to vale cuatro",
+    "quiero": "accept the pending song", "no_quiero": "reject the pending song",
+    "mazo": "give up the hand (the whole side)",
+}
+_OPTIONS = ("hands", "mano", "score", "muestra")
+_ENV_ARGS = ("players", "rules", "target", "flor", "episode", "reward", "observation",
+             "illegal", "render_mode")
+
+
+def _action_table() -> str:
+    rows = ["| id | name | meaning |", "|---|---|---|"]
+    rows += [f"| {i} | `{a}` | {_ACTION_MEANING[a]} |" for i, a in enumerate(ACTIONS)]
+    return "\n".join(rows)
+
+
+__doc__ = __doc__.format(
+    num_actions=NUM_ACTIONS, compact_size=COMPACT_SIZE, infostate_size=INFOSTATE_SIZE,
+    action_table=_action_table(), layout_table=Encoder("compact").layout_table())
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The Truco AEC environment with PettingZoo's order-enforcing wrapper.
+
+    Illegal and out-of-range actions are checked by the environment itself (``illegal=``), so
+    the assert/terminate wrappers of PettingZoo's classic games are not needed.
+    """
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(AECEnv):
+    metadata = {"render_modes": ["human", "ansi"], "name": "truco_v0", "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, players: int = 2, rules: str | RuleSet = "argentino",
+                 target: int | None = None, flor: bool | None = None, episode: str = "match",
+                 reward: str | None = None, observation: str = "compact",
+                 illegal: str = "raise", render_mode: str | None = None, **knobs: Any):
+        super().__init__()
+        if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
+            raise ValueError(f"bad value players={players!r}; expected 2, 4 or 6")
+        if illegal not in ("raise", "penalize"):
+            raise ValueError(f"bad value illegal={illegal!r}; expected 'raise' or 'penalize'")
+        if render_mode not in (None, "human", "ansi"):
+            raise ValueError(f"bad value render_mode={render_mode!r}; expected 'human', 'ansi' "
+                             f"or None")
+        bad = [k for k in knobs if k not in RuleSet.__dataclass_fields__]
+        if bad:
+            raise ValueError(f"unknown keyword {bad[0]!r}; expected one of {list(_ENV_ARGS)} "
+                             f"or a rule knob {sorted(RuleSet.__dataclass_fields__)}")
+        self.rules = get_rules(rules, target=target, flor=flor, **knobs)
+        self.game = Matches(1, int(players), self.rules, episode=episode, reward=reward)
+        self.encoder = Encoder(observation)
+        self.illegal = illegal
+        self.render_mode = render_mode
+        self.players = int(players)
+        self.possible_agents = [f"player_{i}" for i in range(self.players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (self.encoder.size,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._seat = np.zeros(1, dtype=np.int32)
+        self._action = np.zeros(1, dtype=np.int32)
+        self._seed = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        opts: dict = {}
+        if options is not None:
+            if not isinstance(options, dict):
+                warnings.warn(f"reset options {options!r} ignored: expected a dict with keys "
+                              f"{list(_OPTIONS)}", stacklevel=2)
+            else:
+                for k, v in options.items():
+                    if k not in _OPTIONS:
+                        warnings.warn(f"unknown reset option {k!r} ignored; known options: "
+                                      f"{list(_OPTIONS)}", stacklevel=2)
+                    else:
+                        opts[k] = v
+        if opts.get("muestra") is not None:
+            raise ValueError(f"bad value for option 'muestra': {opts['muestra']!r}; rules "
+                             f"{self.rules.name!r} have no muestra")
+        self._seed = seed
+        self.game.reset(seed=seed, hands=opts.get("hands"), mano=opts.get("mano"),
+                        score=opts.get("score"))
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._update()
+
+    def _update(self) -> None:
+        """Refresh the selected agent, the mask and the infos from the core state."""
+        S = self.game.S
+        actor = int(S[0, C.ACTOR])
+        self.agent_selection = self.possible_agents[actor]
+        done = S[0, C.HAND_OVER] == 1
+        self._mask = self.game.legal_mask()[0].astype(np.int8)
+        score = [int(x) for x in S[0, C.SCORE:C.SCORE + 2]]
+        for i, a in enumerate(self.possible_agents):
+            info = self.infos.get(a)
+            if info is None:
+                continue
+            info["action_mask"] = self._mask if (i == actor and not done) else self._zero_mask
+            info["score"] = score
+
+    # ------------------------------------------------------------------ step
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        legal = self._mask
+        valid = isinstance(action, (int, np.integer)) and not isinstance(action, bool) \
+            and 0 <= action < NUM_ACTIONS and legal[action]
+        if not valid:
+            names = [ACTIONS[i] for i in np.flatnonzero(legal)]
+            shown = ACTIONS[action] if isinstance(action, (int, np.integer)) \
+                and 0 <= action < NUM_ACTIONS else action
+            msg = (f"illegal action {action!r} ({shown}) for {agent}; legal actions: "
+                   f"{[(int(i), n) for i, n in zip(np.flatnonzero(legal), names)]}")
+            if self.illegal == "raise":
+                raise IllegalActionError(msg)
+            self._cumulative_rewards[agent] = 0.0
+            for a in self.agents:
+                self.rewards[a] = -1.0 if a == agent else 0.0
+                self.terminations[a] = True
+                self.infos[a]["illegal_move"] = msg
+            self._accumulate_rewards()
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self._action[0] = action
+        rewards, _, done = self.game.step(self._action)
+        r = rewards[0]
+        for i, a in enumerate(self.possible_agents):
+            self.rewards[a] = float(r[i])
+        if done[0]:
+            for a in self.agents:
+                self.terminations[a] = True
+        self._update()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    # ------------------------------------------------------------------ observe
+    def observe(self, agent: str) -> dict:
+        seat = self.agent_name_mapping[agent]
+        obs = self.encoder.encode_one(self.game.S, self.game.tables, 0, seat)
+        return {"observation": obs, "action_mask": self.infos[agent]["action_mask"]}
+
+    def view(self, agent: str) -> dict:
+        """What ``agent`` may know, decoded (never another player's hidden cards)."""
+        seat = self.agent_name_mapping[agent]
+        return decode_view(self.game, 0, seat)
+
+    def record(self) -> dict:
+        """A JSON-serialisable record of the episode so far (see :func:`truco_env.replay`)."""
+        return self.game.record(seed=self._seed)
+
+    # ------------------------------------------------------------------ render
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without render_mode; use render_mode='ansi' or "
+                          "'human'", stacklevel=2)
+            return None
+        text = render_text(self.game, 0)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+# ---------------------------------------------------------------------- decoding
+def decode_view(game: Matches, g: int, seat: int) -> dict:
+    S = game.S
+    P = int(S[g, C.NPLAYERS])
+    T = game.rules.target
+    hand = [card_str(S[g, C.HAND + 3 * seat + k]) if S[g, C.PLAYED + 3 * seat + k] < 0 else None
+            for k in range(3)]
+    table = []
+    for b in range(int(S[g, C.BAZA]) + 1):
+        lead = int(S[g, C.BAZA_LEAD + b])
+        if lead < 0:
+            break
+        row = []
+        for i in range(P):
+            p = (lead + i) % P
+            c = S[g, C.BAZA_CARD + b * C.P_MAX + p]
+            if c >= 0:
+                row.append((p, card_str(c)))
+        if row:
+            table.append(row)
+    calls = []
+    for e in range(int(S[g, C.HIST_LEN])):
+        a = int(S[g, C.HIST + 2 * e + 1])
+        if a > 2:
+            calls.append((int(S[g, C.HIST + 2 * e]), ACTIONS[a]))
+    public = {p: int(S[g, C.PUBLIC + p]) for p in range(P) if S[g, C.PUBLIC + p] >= 0}
+    results = []
+    for b in range(3):
+        r = int(S[g, C.RESULT + b])
+        results.append(None if r == -2 else ("parda" if r == -1 else r))
+    pending = None
+    if S[g, C.FLOR_STATE] != 0:
+        pending = ("flor", "contraflor", "contraflor_al_resto")[int(S[g, C.FLOR_STATE]) - 1]
+    elif S[g, C.ENV_PENDING]:
+        pending = ENVIDO_CHAIN[int(S[g, C.ENV_CHAIN])][0]
+    elif S[g, C.TRUCO_PENDING]:
+        pending = ("truco", "retruco", "vale_cuatro")[int(S[g, C.TRUCO_PENDING]) - 1]
+    return {
+        "seat": seat,
+        "team": int(S[g, C.TEAM + seat]),
+        "players": P,
+        "mano": int(S[g, C.MANO]),
+        "rules": game.rules.name,
+        "target": T,
+        "buenas": game.rules.has_buenas,
+        "score": [int(x) for x in S[g, C.SCORE:C.SCORE + 2]],
+        "hand": hand,
+        "hand_number": int(S[g, C.HAND_NO]),
+        "table": table,
+        "baza_results": results,
+        "calls": calls,
+        "envido_points": public,
+        "my_envido": int(S[g, C.ENVPTS + seat]),
+        "my_flor": int(S[g, C.FLORPTS + seat]) if S[g, C.FLORPTS + seat] >= 0 else None,
+        "truco_level": int(S[g, C.TRUCO_LEVEL]),
+        "truco_owner": int(S[g, C.TRUCO_OWNER]) if S[g, C.TRUCO_OWNER] >= 0 else None,
+        "pending": pending,
+        "envido_chain": ENVIDO_CHAIN[int(S[g, C.ENV_CHAIN])][0],
+        "to_act": int(S[g, C.ACTOR]),
+        "hand_over": bool(S[g, C.HAND_OVER]),
+        "done": bool(S[g, C.DONE]),
+        "muestra": None,
+    }
+
+
+def score_text(score: int, target: int, buenas: bool) -> str:
+    """``'12 (malas)'`` / ``'17 (buenas 2)'`` for a match with halves, else ``'7'``."""
+    if not buenas:
+        return f"{score}"
+    half = target // 2
+    return f"{score} (malas)" if score <= half else f"{score} (buenas {score - half})"
+
+
+def render_text(game: Matches, g: int) -> str:
+    S = game.S
+    P = game.players
+    rules = game.rules
+    v = decode_view(game, g, 0)
+    lines = [f"Truco {rules.name} · {P} players · match to {rules.target}"
+             + (" (malas y buenas)" if rules.has_buenas else "") + (" · con flor" if rules.flor else "")]
+    lines.append("Score: " + " | ".join(
+        f"team {t} ({', '.join(f'player_{p}' for p in range(P) if p % 2 == t)}) "
+        f"{score_text(v['score'][t], rules.target, rules.has_buenas)}" for t in range(2)))
+    level = ("no truco (1 point)", "truco (2)", "retruco (3)", "vale cuatro (4)")[v["truco_level"]]
+    lines.append(f"Hand {v['hand_number']} · mano player_{v['mano']} · {level}")
+    for p in range(P):
+        cards = [card_str(S[g, C.HAND + 3 * p + k]) + ("*" if S[g, C.PLAYED + 3 * p + k] >= 0 else "")
+                 for k in range(3)]
+        lines.append(f"  player_{p}: {' '.join(cards)}   envido {int(S[g, C.ENVPTS + p])}")
+    for b, row in enumerate(v["table"]):
+        res = v["baza_results"][b]
+        res_s = "" if res is None else (" -> parda" if res == "parda" else f" -> team {res}")
+        lines.append(f"  baza {b + 1}: " + "  ".join(f"player_{p} {c}" for p, c in row) + res_s)
+    if v["calls"]:
+        lines.append("  calls: " + ", ".join(f"player_{p} {a}" for p, a in v["calls"]))
+    if v["envido_points"]:
+        lines.append("  points shown: " + ", ".join(f"player_{p} {x}" for p, x in
+                                                    v["envido_points"].items()))
+    if v["done"]:
+        lines.append(f"Match over: team {int(S[g, C.WINNER])} wins")
+    elif v["hand_over"]:
+        lines.append("Hand over")
+    else:
+        mask = game.legal_mask()[g]
+        lines.append(f"To act: player_{v['to_act']}"
+                     + (f" (answering {v['pending']})" if v["pending"] else "")
+                     + " · legal: " + ", ".join(ACTIONS[i] for i in np.flatnonzero(mask)))
+    return "\n".join(lines)

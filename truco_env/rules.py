@@ -1,0 +1,186 @@
+"""Rule sets: the frozen ``RuleSet`` of tables and knobs, and the named presets.
+
+Every point on which Truco sources disagree is a knob here, with the preset's value as its
+default (see ``../shared/RULES.md`` and ``docs/rules.md``).  The rules core reads nothing but
+the arrays that :meth:`RuleSet.tables` builds, so a variant changes data, not code paths.
+
+>>> r = get_rules("argentino", target=15)
+>>> r.target, r.has_buenas, r.flor
+(15, False, False)
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+#: Action names; the action id is the index.  Stable across every configuration.
+ACTIONS: tuple[str, ...] = (
+    "play_0", "play_1", "play_2",
+    "envido", "real_envido", "falta_envido",
+    "flor", "contraflor", "contraflor_al_resto", "con_flor_me_achico",
+    "truco", "retruco", "vale_cuatro",
+    "quiero", "no_quiero", "mazo",
+)
+ACTION_ID = {name: i for i, name in enumerate(ACTIONS)}
+NUM_ACTIONS = len(ACTIONS)
+
+#: The envido chain as a table: each reachable chain of calls (E envido, R real envido,
+#: F falta envido) with its value if accepted (-1 = falta envido) and if rejected.  A call is
+#: legal exactly when appending it gives a chain of this table (RULES.md section 3).
+ENVIDO_CHAIN: tuple[tuple[str, int, int], ...] = (
+    ("", 0, 0),
+    ("E", 2, 1), ("R", 3, 1), ("F", -1, 1),
+    ("EE", 4, 2), ("ER", 5, 2), ("EF", -1, 2), ("RF", -1, 3),
+    ("EER", 7, 4), ("EEF", -1, 4), ("ERF", -1, 5),
+    ("EERF", -1, 7),
+)
+ENVIDO_CALLS = ("envido", "real_envido", "falta_envido")  # letters E, R, F
+
+#: Truco ladder: index = level (0 no truco, 1 truco, 2 retruco, 3 vale cuatro);
+#: points of the hand once that level is accepted, and points to the caller if rejected.
+TRUCO_QUIERO = (1, 2, 3, 4)
+TRUCO_NO_QUIERO = (0, 1, 2, 3)
+
+PRESETS = ("argentino", "trucoshi")
+_FALTA_RULES = ("malas", "leader")
+_RESTO_RULES = ("leader", "match")
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A Truco rule set: one preset's tables and knobs (all validated).
+
+    Attributes:
+        name: preset name.
+        players_allowed: player counts this preset supports.
+        targets_allowed: match lengths allowed (the total a side needs to win).
+        target: the total a side needs to win.
+        buenas: whether the match is split in malas and buenas; ``None`` = the preset decides
+            from the target (argentino: 18 and 30 have buenas, 9 and 15 do not).
+        flor: whether flor is played.
+        falta_rule: ``"malas"``: an accepted falta envido is worth what the winner lacks when
+            both sides are in malas, else what the leader lacks; ``"leader"``: always what the
+            leader lacks.
+        flor_points: points of an unopposed flor.
+        flor_each: in team games, whether every unopposed flor of a side scores
+            (argentino) or a side scores ``flor_points`` once whatever its number (trucoshi).
+        flor_vs_flor: points to the best flor when the opponent answers ``flor``.
+        contraflor_quiero / contraflor_no_quiero: values of an accepted / rejected contraflor.
+        contraflor_resto: ``"leader"``: an accepted contraflor al resto is worth what the leader
+            lacks; ``"match"``: what the winner lacks (it wins the match).
+        contraflor_resto_no_quiero: points to the caller when it is rejected.
+        achico: points to the first singer on ``con_flor_me_achico``.
+        envido_chain / truco_quiero / truco_no_quiero: the betting tables (module constants).
+    """
+
+    name: str = "argentino"
+    players_allowed: tuple[int, ...] = (2, 4, 6)
+    targets_allowed: tuple[int, ...] = (9, 15, 18, 30)
+    target: int = 30
+    buenas: bool | None = None
+    flor: bool = False
+    falta_rule: str = "malas"
+    flor_points: int = 3
+    flor_each: bool = True
+    flor_vs_flor: int = 3
+    contraflor_quiero: int = 6
+    contraflor_no_quiero: int = 3
+    contraflor_resto: str = "leader"
+    contraflor_resto_no_quiero: int = 3
+    achico: int = 3
+    envido_chain: tuple[tuple[str, int, int], ...] = field(default=ENVIDO_CHAIN, repr=False)
+    truco_quiero: tuple[int, ...] = field(default=TRUCO_QUIERO, repr=False)
+    truco_no_quiero: tuple[int, ...] = field(default=TRUCO_NO_QUIERO, repr=False)
+
+    def __post_init__(self) -> None:
+        def bad(knob: str, value: Any, expected: str) -> ValueError:
+            return ValueError(f"rules {self.name!r}: bad value {knob}={value!r}; expected {expected}")
+
+        if self.target not in self.targets_allowed:
+            raise bad("target", self.target, f"one of {list(self.targets_allowed)}")
+        if self.buenas not in (None, True, False):
+            raise bad("buenas", self.buenas, "True, False or None")
+        if not isinstance(self.flor, bool):
+            raise bad("flor", self.flor, "True or False")
+        if self.falta_rule not in _FALTA_RULES:
+            raise bad("falta_rule", self.falta_rule, f"one of {list(_FALTA_RULES)}")
+        if self.contraflor_resto not in _RESTO_RULES:
+            raise bad("contraflor_resto", self.contraflor_resto, f"one of {list(_RESTO_RULES)}")
+        if not isinstance(self.flor_each, bool):
+            raise bad("flor_each", self.flor_each, "True or False")
+        for knob in ("flor_points", "flor_vs_flor", "contraflor_quiero", "contraflor_no_quiero",
+                     "contraflor_resto_no_quiero", "achico"):
+            v = getattr(self, knob)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise bad(knob, v, "a non-negative integer")
+
+    @property
+    def has_buenas(self) -> bool:
+        """Whether the match has malas and buenas (halves of ``target // 2``)."""
+        if self.buenas is not None:
+            return self.buenas
+        return self.target in (18, 24, 30)
+
+    def replace(self, **knobs: Any) -> "RuleSet":
+        """A copy with some knobs changed; unknown knobs raise ``ValueError``."""
+        names = {f.name for f in dataclasses.fields(self)}
+        for k in knobs:
+            if k not in names:
+                raise ValueError(f"unknown rule knob {k!r}; known knobs: {sorted(names)}")
+        return dataclasses.replace(self, **knobs)
+
+    def tables(self) -> dict[str, np.ndarray]:
+        """The int arrays the rules core reads (knobs as a vector, the betting tables)."""
+        chains = [c for c, _, _ in self.envido_chain]
+        nxt = np.full((len(chains), 3), -1, dtype=np.int32)
+        for i, c in enumerate(chains):
+            for j, letter in enumerate("ERF"):
+                if c + letter in chains:
+                    nxt[i, j] = chains.index(c + letter)
+        knobs = np.array([
+            self.target, int(self.has_buenas), int(self.flor),
+            _FALTA_RULES.index(self.falta_rule), self.flor_points, int(self.flor_each),
+            self.flor_vs_flor, self.contraflor_quiero, self.contraflor_no_quiero,
+            _RESTO_RULES.index(self.contraflor_resto), self.contraflor_resto_no_quiero,
+            self.achico,
+        ], dtype=np.int32)
+        return {
+            "knobs": knobs,
+            "env_next": nxt,
+            "env_quiero": np.array([q for _, q, _ in self.envido_chain], dtype=np.int32),
+            "env_no_quiero": np.array([n for _, _, n in self.envido_chain], dtype=np.int32),
+            "truco_quiero": np.array(self.truco_quiero, dtype=np.int32),
+            "truco_no_quiero": np.array(self.truco_no_quiero, dtype=np.int32),
+        }
+
+
+# Indices into the knob vector of RuleSet.tables() (read by the core).
+K_TARGET, K_BUENAS, K_FLOR, K_FALTA, K_FLOR_PTS, K_FLOR_EACH, K_FLOR_VS, K_CF_Q, K_CF_NQ, \
+    K_RESTO, K_RESTO_NQ, K_ACHICO = range(12)
+
+_PRESETS: dict[str, RuleSet] = {
+    "argentino": RuleSet(),
+    "trucoshi": RuleSet(
+        name="trucoshi", targets_allowed=(18, 24, 30), target=18, buenas=True, flor=True,
+        falta_rule="leader", flor_each=False, flor_vs_flor=4, contraflor_no_quiero=4,
+        contraflor_resto="match", contraflor_resto_no_quiero=6,
+    ),
+}
+
+
+def get_rules(rules: str | RuleSet = "argentino", **knobs: Any) -> RuleSet:
+    """Resolve a preset name (or a ``RuleSet``) and apply knob overrides."""
+    if isinstance(rules, RuleSet):
+        base = rules
+    elif isinstance(rules, str) and rules in _PRESETS:
+        base = _PRESETS[rules]
+    else:
+        raise ValueError(f"unknown rules {rules!r}; expected a RuleSet or one of {list(_PRESETS)}")
+    knobs = {k: v for k, v in knobs.items() if v is not None}
+    if "target" in knobs and knobs["target"] not in base.targets_allowed:
+        raise ValueError(f"bad value target={knobs['target']!r} for rules {base.name!r}; "
+                         f"expected one of {list(base.targets_allowed)}")
+    return base.replace(**knobs) if knobs else base

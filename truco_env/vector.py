@@ -1,0 +1,106 @@
+"""The vector environment: N games stepped together for trainers.
+
+>>> venv = VectorTrucoEnv(num_envs=4, players=2, seed=0)
+>>> obs, info = venv.reset()
+>>> obs["observation"].shape, obs["action_mask"].shape, info["actor"].shape
+((4, 473), (4, 16), (4,))
+
+``step(actions)`` takes one action per game, for the player to act in it (``info["actor"]``),
+and returns ``(obs, rewards, dones, info)``:
+
+* ``obs``: ``{"observation": float32[N, D], "action_mask": int8[N, A]}`` of the player to act
+  next in each game (after an auto-reset: the first player of the new episode);
+* ``rewards``: ``float32[N, players]``, the reward of every seat for this step (rewards arrive
+  at the end of a hand or match, so a trainer credits each seat's last transition);
+* ``dones``: ``bool[N]``, the episode of that game ended at this step; it has already been
+  reset (same-step auto-reset: the terminal observation is not returned, as nothing follows it);
+* ``info``: ``actor`` (int[N], seat to act next), ``score`` (int[N, 2] before auto-reset),
+  ``hand_ended`` (bool[N]), ``winner`` (int[N], winning team of a finished match, else -1).
+
+The first mano of every match is random (seeded), so every seat is mano and pie equally.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import core as C
+from .game import IllegalActionError, Matches
+from .observe import Encoder
+from .rules import ACTIONS, NUM_ACTIONS, RuleSet, get_rules
+
+
+class VectorTrucoEnv:
+    """``num_envs`` Truco games over one batched core (see the module docstring)."""
+
+    def __init__(self, num_envs: int, players: int = 2, rules: str | RuleSet = "argentino",
+                 target: int | None = None, flor: bool | None = None, episode: str = "match",
+                 reward: str | None = None, observation: str = "compact",
+                 check_actions: bool = True, seed: int | None = None, **knobs: Any):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
+                or num_envs < 1:
+            raise ValueError(f"bad value num_envs={num_envs!r}; expected a positive integer")
+        self.rules = get_rules(rules, target=target, flor=flor, **knobs)
+        self.num_envs = int(num_envs)
+        self.players = int(players)
+        self.game = Matches(self.num_envs, self.players, self.rules, episode=episode,
+                            reward=reward, random_mano=True)
+        self.game.record_deals = False
+        self.encoder = Encoder(observation)
+        self.check_actions = check_actions
+        self.num_actions = NUM_ACTIONS
+        self.observation_size = self.encoder.size
+        self._obs = np.zeros((self.num_envs, self.encoder.size), dtype=np.float32)
+        self._seed = seed
+
+    @property
+    def state(self) -> np.ndarray:
+        """The core state ``int32[N, core.STATE_SIZE]`` (read it, do not write it)."""
+        return self.game.S
+
+    def reset(self, seed: int | None = None) -> tuple[dict, dict]:
+        self.game.reset(seed=seed if seed is not None else self._seed)
+        self._seed = None
+        return self._observe(), self._info(np.zeros(self.num_envs, bool),
+                                           self.game.S[:, C.SCORE:C.SCORE + 2].copy(),
+                                           np.full(self.num_envs, -1, np.int32))
+
+    def _observe(self) -> dict:
+        S = self.game.S
+        actor = S[:, C.ACTOR]
+        self.encoder.encode(S, self.game.tables, actor, self._obs)
+        self._mask = self.game.legal_mask()
+        return {"observation": self._obs, "action_mask": self._mask.view(np.int8)}
+
+    def _info(self, hand_ended, score, winner) -> dict:
+        return {"actor": self.game.S[:, C.ACTOR].copy(), "score": score,
+                "hand_ended": hand_ended, "winner": winner}
+
+    def step(self, actions: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray, dict]:
+        actions = np.asarray(actions, dtype=np.int32)
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"actions of shape {actions.shape}; expected ({self.num_envs},)")
+        if self.check_actions:
+            ok = (actions >= 0) & (actions < NUM_ACTIONS)
+            ok[ok] = self._mask[np.flatnonzero(ok), actions[ok]]
+            if not ok.all():
+                g = int(np.flatnonzero(~ok)[0])
+                a = int(actions[g])
+                legal = [ACTIONS[i] for i in np.flatnonzero(self._mask[g])]
+                raise IllegalActionError(
+                    f"illegal action {a} ({ACTIONS[a] if 0 <= a < NUM_ACTIONS else '?'}) in game "
+                    f"{g}; legal actions: {legal}")
+        rewards, hand_ended, dones = self.game.step(actions)
+        S = self.game.S
+        score = S[:, C.SCORE:C.SCORE + 2].copy()
+        winner = np.where(S[:, C.DONE] == 1, S[:, C.WINNER], -1).astype(np.int32)
+        self.game.restart(np.flatnonzero(dones))
+        return self._observe(), rewards, dones, self._info(hand_ended, score, winner)
+
+    def observe_seat(self, seats: np.ndarray) -> np.ndarray:
+        """Observations of arbitrary seats (for example a critic of every seat)."""
+        return self.encoder.encode(self.game.S, self.game.tables, seats)
+
+    def close(self) -> None:
+        pass
