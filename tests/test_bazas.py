@@ -2,7 +2,7 @@
 
 import pytest
 
-from helpers_rules import done, legal, make, run, score, table, turn
+from helpers_rules import done, legal, make, rewards, run, score, table, turn, view
 
 # Each row: hands (A, B), the cards in play order as "<seat> <card>", the hand's winner.
 # A (player_0) is the mano. The run asserts who leads each baza.
@@ -147,6 +147,17 @@ def test_mazo_after_envido_adds_no_extra_point():
     run(env, "0 mazo")
     assert done(env)
     assert score(env) == [2, 1]
+    assert rewards(env) == {"player_0": 1, "player_1": -1}  # points won minus conceded
+
+
+def test_the_mano_moves_one_seat_on_after_the_hand():
+    env = make(hands=[["1e", "4e", "7e"], ["5o", "1b", "6o"]], episode="match")
+    run(env, "0 mazo")
+    assert not done(env)
+    assert score(env) == [0, 1]
+    assert turn(env) == 1
+    assert view(env, 0)["mano"] == 1
+    assert all(len(b) == 0 for b in view(env, 0)["table"])
 
 
 @pytest.mark.parametrize("song", ["truco", "envido"])

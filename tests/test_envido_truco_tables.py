@@ -323,3 +323,13 @@ def test_pie_may_sing_truco_after_the_mano_played():
     run(env, "1 truco", "0 quiero")
     assert turn(env) == 1
     assert "retruco" not in legal(env)
+
+
+@pytest.mark.parametrize("winner", [0, 1], ids=["A-wins", "B-wins"])
+def test_trucoshi_falta_is_what_the_leader_lacks_even_in_malas(winner):
+    hands = [HI, LO] if winner == 0 else [LO, HI]
+    env = make(hands=hands, rules="trucoshi", score=[2, 5])  # target 18 by default
+    run(env, "0 falta_envido", "1 quiero")
+    expected = [0, 0]
+    expected[winner] = 13
+    assert added(env, [2, 5]) == expected

@@ -5,6 +5,7 @@ import pytest
 from helpers_rules import (
     ENVIDO_CALLS,
     FLOR_ANSWERS,
+    act,
     done,
     legal,
     make,
@@ -187,6 +188,18 @@ def test_team_flor_every_flor_of_a_side_is_sung_and_scores():
     assert legal(env) == {"flor"}
     run(env, "2 flor")
     assert score(env) == [6, 0]
+
+
+def test_team_flor_contest_compares_the_best_flor_of_each_side():
+    # A1 flor 25, A2 flor 38, B2 flor 37: team A's best (A2) beats B2.
+    hands = [["4c", "1c", "10c"], NO_FLOR, FLOR_38_E, ["7o", "6o", "4o"]]
+    env = make(players=4, hands=hands, rules="argentino", flor=True)
+    run(env, "0 flor")
+    assert turn(env) == 3  # the opponent with flor answers
+    act(env, "flor")
+    while not done(env) and legal(env) == {"flor"}:
+        act(env, "flor")  # any flor still to be sung
+    assert score(env) == [3, 0]
 
 
 # ----------------------------------------------------------------------------- trucoshi

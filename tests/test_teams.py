@@ -150,6 +150,30 @@ def test_2v2_envido_tie_goes_to_the_player_nearest_the_mano(mano, tied_seats, wi
     assert view(env, 0)["envido_points"].get(winner_seat) == 33
 
 
+@pytest.mark.parametrize(
+    "hands, winner_team, winner_seat",
+    [
+        # A1 25, B1 1, A2 33, B2 30: A2's 33 beats B2's 30 though A1 spoke first for team A.
+        ([["5e", "10e", "10b"], ["1b", "10o", "11c"], ["7c", "6c", "4b"], ["7o", "3o", "12o"]],
+         0, 2),
+        # A1 5, B1 20, A2 30, B2 25.
+        ([["5e", "10b", "11c"], ["10o", "11o", "4b"], ["7c", "3c", "12e"], ["5b", "12b", "1o"]],
+         0, 2),
+        # A1 20, B1 21, A2 1, B2 33: team B wins (B2 need not show his 33).
+        ([["10e", "11e", "4b"], ["1o", "12o", "3c"], ["1b", "10c", "11o"], ["7c", "6c", "5o"]],
+         1, None),
+    ],
+)
+def test_2v2_envido_the_best_of_each_side_counts(hands, winner_team, winner_seat):
+    env = make(players=4, hands=hands)
+    run(env, "0 envido", "1 quiero")
+    expected = [0, 0]
+    expected[winner_team] = 2
+    assert score(env) == expected
+    if winner_seat is not None:  # he had to speak to beat the other side
+        assert winner_seat in view(env, 0)["envido_points"]
+
+
 def test_2v2_mazo_gives_up_for_the_whole_side():
     env = make(players=4, hands=H4)
     run(env, "0 truco", "1 quiero", "0 4e", "1 mazo")

@@ -252,49 +252,67 @@ def _award(S, K, g, team, pts):
         S[g, WINNER] = team
 
 
+FALTA_MALAS, FALTA_MATCH, FALTA_LEADER = 0, 1, 2
+
+
 @nb.njit(cache=True)
-def _falta_value(S, K, g, winner_team, match_rule):
-    """Falta envido / contraflor al resto value for the winning team."""
+def _falta_value(S, K, g, winner_team, rule):
+    """Value of a falta envido / contraflor al resto won by ``winner_team``.
+
+    ``FALTA_MALAS``: what the winner lacks if every side is in malas (the match), else what the
+    leader lacks; ``FALTA_MATCH``: what the winner lacks; ``FALTA_LEADER``: what the leader lacks.
+    """
     T = K[K_TARGET]
     n = S[g, NTEAMS]
     lead = S[g, SCORE]
-    for t in range(1, n):
+    in_malas = True
+    for t in range(n):
         if S[g, SCORE + t] > lead:
             lead = S[g, SCORE + t]
-    if match_rule == 1:
+        if S[g, SCORE + t] > T // 2:
+            in_malas = False
+    if rule == FALTA_MATCH or (rule == FALTA_MALAS and K[K_BUENAS] == 1 and in_malas):
         return T - S[g, SCORE + winner_team]
-    if K[K_FALTA] == 0 and K[K_BUENAS] == 1:
-        in_malas = True
-        for t in range(n):
-            if S[g, SCORE + t] > T // 2:
-                in_malas = False
-        if in_malas:
-            return T - S[g, SCORE + winner_team]
     return T - lead
+
+
+@nb.njit(cache=True, inline="always")
+def _beats(S, g, p, v, best, best_v):
+    """Whether points ``v`` of seat ``p`` beat ``best_v`` of seat ``best`` (ties: nearer the mano)."""
+    if v != best_v:
+        return v > best_v
+    P = S[g, NPLAYERS]
+    mano = S[g, MANO]
+    return (p - mano) % P < (best - mano) % P
 
 
 @nb.njit(cache=True)
 def _declare(S, g, pts_off, reveal):
-    """Declare points in play order from the mano; returns the winning seat.
+    """Declare points around the table from the mano; returns the winning seat.
 
-    A player speaks only if his side is behind and he beats the best so far (ties go to the
-    player nearer the mano, who spoke first); the others say "son buenas" and stay private.
+    The highest points win, ties going to the player nearer the mano.  A player speaks when his
+    side is not winning so far and he beats the best declared; the others say "son buenas" and
+    stay private.  Rounds repeat until nobody can speak, so a side's best hand always counts.
     Players with negative points (no flor) take no part.
     """
     P = S[g, NPLAYERS]
     mano = S[g, MANO]
     best = -1
     best_v = -1
-    for i in range(P):
-        p = (mano + i) % P
-        v = S[g, pts_off + p]
-        if v < 0:
-            continue
-        if best < 0 or (S[g, TEAM + p] != S[g, TEAM + best] and v > best_v):
-            best = p
-            best_v = v
-            if reveal:
-                S[g, PUBLIC + p] = v
+    changed = True
+    while changed:
+        changed = False
+        for i in range(P):
+            p = (mano + i) % P
+            v = S[g, pts_off + p]
+            if v < 0 or p == best:
+                continue
+            if best < 0 or (S[g, TEAM + p] != S[g, TEAM + best] and _beats(S, g, p, v, best, best_v)):
+                best = p
+                best_v = v
+                changed = True
+                if reveal:
+                    S[g, PUBLIC + p] = v
     return best
 
 
@@ -499,7 +517,7 @@ def _resolve_envido(S, K, EQ, g):
     S[g, ENV_WINNER] = winner
     pts = EQ[S[g, ENV_CHAIN]]
     if pts < 0:
-        pts = _falta_value(S, K, g, team, 0)
+        pts = _falta_value(S, K, g, team, FALTA_MALAS if K[K_FALTA] == 0 else FALTA_LEADER)
     S[g, ENV_PENDING] = 0
     _award(S, K, g, team, pts)
 
@@ -620,7 +638,7 @@ def _step_one(S, K, EN, EQ, ENQ, TQ, TNQ, g, a, pts_out):
                 if fs == FLOR_CONTRA:
                     pts = K[K_CF_Q]
                 else:
-                    pts = _falta_value(S, K, g, w, K[K_RESTO])
+                    pts = _falta_value(S, K, g, w, FALTA_MATCH if K[K_RESTO] == 1 else FALTA_LEADER)
                 _award(S, K, g, w, pts)
             else:
                 pts = K[K_CF_NQ] if fs == FLOR_CONTRA else K[K_RESTO_NQ]

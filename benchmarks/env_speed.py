@@ -1,0 +1,91 @@
+"""Agent-steps per second of random legal play: our AEC env, PettingZoo's leduc_holdem_v4
+(the peer, measured in the same process) and the vector env at several batch sizes.
+
+    python benchmarks/env_speed.py [--seconds 3] [--sizes 1 64 1024 4096]
+
+Every figure is printed as a ratio to the peer.  The random agent is the same cheap
+mask-sampling loop for every environment.  The peer needs ``pip install rlcard pygame``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def aec_steps_per_second(make, seconds: float, seed: int = 0) -> float:
+    env = make()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    episode = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        env.reset(seed=episode)
+        episode += 1
+        for agent in env.agent_iter():
+            obs, rew, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+    return steps / (time.perf_counter() - t0)
+
+
+def vector_steps_per_second(n: int, seconds: float, players: int = 2, seed: int = 0) -> float:
+    from truco_env import VectorTrucoEnv
+
+    venv = VectorTrucoEnv(n, players=players, seed=seed, check_actions=False)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    # Warm up (numba dispatch) then time.
+    t0 = time.perf_counter()
+    while True:
+        mask = obs["action_mask"]
+        # Uniform over legal actions: argmax of random keys on legal entries.
+        keys = rng.random(mask.shape, dtype=np.float32) + mask
+        actions = keys.argmax(axis=1)
+        obs, rewards, dones, info = venv.step(actions)
+        steps += n
+        if time.perf_counter() - t0 >= seconds:
+            break
+    return steps / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096],
+                    help="vector env batch sizes")
+    ap.add_argument("--players", type=int, default=2)
+    args = ap.parse_args()
+
+    import truco_env
+
+    # Compile (numba cache) and warm up outside the timings.
+    aec_steps_per_second(lambda: truco_env.env(players=args.players), 0.5)
+    vector_steps_per_second(8, 0.2, args.players)
+
+    try:
+        from pettingzoo.classic import leduc_holdem_v4
+        peer = aec_steps_per_second(leduc_holdem_v4.env, args.seconds)
+    except Exception as exc:  # the peer is an optional benchmark dependency
+        sys.exit(f"peer leduc_holdem_v4 unavailable ({exc}); pip install rlcard pygame")
+    print(f"{'environment':<34}{'agent-steps/s':>16}{'x peer':>10}")
+    print(f"{'pettingzoo leduc_holdem_v4 (peer)':<34}{peer:>16,.0f}{1.0:>10.2f}")
+    ours = aec_steps_per_second(lambda: truco_env.env(players=args.players), args.seconds)
+    print(f"{'truco_env AEC':<34}{ours:>16,.0f}{ours / peer:>10.2f}")
+    for n in args.sizes:
+        v = vector_steps_per_second(n, args.seconds, args.players)
+        print(f"{f'truco_env vector N={n}':<34}{v:>16,.0f}{v / peer:>10.2f}")
+
+
+if __name__ == "__main__":
+    main()
