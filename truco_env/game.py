@@ -182,21 +182,26 @@ class Matches:
         return rewards, hand_ended, np.asarray(done)
 
     def restart(self, games: np.ndarray) -> None:
-        """Start new episodes in ``games`` (the vector env's auto-reset)."""
+        """Start new episodes in ``games`` (the vector env's auto-reset).
+
+        A finished match starts over at 0-0 with a random (or seat 0) mano.  In hand episodes
+        an unfinished match goes on with its next hand, so hands are drawn from real match
+        situations (scores, malas and buenas).
+        """
         if len(games) == 0:
             return
         S = self.S
         P = self.players
-        if self.episode == "match":
-            S[games, C.SCORE:C.SCORE + C.T_MAX] = 0
-            S[games, C.DONE] = 0
-            S[games, C.WINNER] = -1
-            if self.random_mano:
-                manos = self.rng.integers(0, P, len(games)).astype(np.int32)
-            else:
-                manos = np.zeros(len(games), dtype=np.int32)
-        else:
-            manos = ((S[games, C.MANO] + 1) % P).astype(np.int32)
+        games = np.asarray(games)
+        over = S[games, C.DONE] == 1
+        manos = ((S[games, C.MANO] + 1) % P).astype(np.int32)
+        if over.any():
+            g = games[over]
+            S[g, C.SCORE:C.SCORE + C.T_MAX] = 0
+            S[g, C.DONE] = 0
+            S[g, C.WINNER] = -1
+            manos[over] = (self.rng.integers(0, P, len(g)) if self.random_mano
+                           else np.zeros(len(g))).astype(np.int32)
         self._deal(games, manos)
 
     # ------------------------------------------------------------------ records

@@ -138,8 +138,8 @@ def _encode(S, K, g, seat, o, history):
     for t in range(S[g, C.NTEAMS]):
         if t != me and S[g, C.SCORE + t] > theirs:
             theirs = S[g, C.SCORE + t]
-    o[O_SCORE] = mine / T
-    o[O_SCORE + 1] = theirs / T
+    o[O_SCORE] = min(mine, T) / T        # scores are not capped; the feature is
+    o[O_SCORE + 1] = min(theirs, T) / T
     o[O_SCORE + 2] = 1.0 if mine > T // 2 else 0.0
     o[O_SCORE + 3] = 1.0 if theirs > T // 2 else 0.0
     o[O_SCORE + 4] = max(0, T - max(mine, theirs)) / T

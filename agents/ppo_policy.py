@@ -1,0 +1,205 @@
+"""A PPO policy: the network trained by ``train.py``, its checkpoints, and a player over it.
+
+>>> agent = PolicyAgent.load("runs/default")            # a run folder or a checkpoint file
+>>> action = agent.act(obs_dict, view)                   # one game
+>>> actions = agent.act_batch(obs[N, D], mask[N, A])     # N games at once
+
+``agents.load("checkpoint:runs/default")`` gives the same agent (registered on import of
+:mod:`agents`).  A checkpoint is one ``torch.save`` dict (see :func:`save_checkpoint`), written
+to a temporary file and moved into place with ``os.replace`` so that a crash never leaves half
+a file behind.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+#: Bumped when the checkpoint layout changes; older files are refused with a clear error.
+CHECKPOINT_FORMAT = "truco_env.ppo/1"
+LATEST = "latest.pt"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be read, or that does not fit what is asked of it."""
+
+
+class PolicyNet(nn.Module):
+    """Shared MLP trunk with a masked policy head and a value head.
+
+    The observation already says where the player sits relative to the mano and which features
+    are its team's, so one network plays every seat.
+    """
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: tuple[int, ...] = (256, 128)):
+        super().__init__()
+        layers, width = [], obs_size
+        for h in hidden:
+            layers += [_init(nn.Linear(width, h)), nn.Tanh()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        self.policy = _init(nn.Linear(width, num_actions), std=0.01)
+        self.value = _init(nn.Linear(width, 1), std=1.0)
+        self.obs_size, self.num_actions, self.hidden = obs_size, num_actions, tuple(hidden)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits (illegal actions at -1e9) and values, for a batch."""
+        z = self.trunk(obs)
+        logits = self.policy(z).masked_fill(~mask, -1e9)
+        return logits, self.value(z).squeeze(-1)
+
+    def get_value(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.value(self.trunk(obs)).squeeze(-1)
+
+
+def _init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> nn.Linear:
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.constant_(layer.bias, bias)
+    return layer
+
+
+# ---------------------------------------------------------------------------- checkpoints
+def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> None:
+    """Write ``payload`` (plus the format tag) atomically: temp file in the same folder, then
+    ``os.replace``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save({"format": CHECKPOINT_FORMAT, **payload}, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def resolve_checkpoint(path: str | os.PathLike) -> Path:
+    """A checkpoint file from a file path or a run folder (``<run>/checkpoints/latest.pt``)."""
+    p = Path(path)
+    if p.is_dir():
+        for cand in (p / "checkpoints" / LATEST, p / LATEST):
+            if cand.is_file():
+                return cand
+        raise CheckpointError(f"no checkpoint in run folder {str(p)!r} "
+                              f"(looked for checkpoints/{LATEST})")
+    if not p.is_file():
+        raise CheckpointError(f"checkpoint {str(p)!r} does not exist")
+    return p
+
+
+def load_checkpoint(path: str | os.PathLike, map_location: str | torch.device = "cpu") -> dict:
+    """Read and check a checkpoint; a corrupt or foreign file raises :class:`CheckpointError`."""
+    p = resolve_checkpoint(path)
+    try:
+        ckpt = torch.load(p, map_location=map_location, weights_only=True)
+    except Exception as exc:
+        raise CheckpointError(f"checkpoint {str(p)!r} is corrupt or not a torch file "
+                              f"({type(exc).__name__}: {str(exc).splitlines()[0][:200]})") from None
+    if not isinstance(ckpt, dict) or "format" not in ckpt:
+        raise CheckpointError(f"{str(p)!r} is not a truco_env PPO checkpoint (no format tag)")
+    if ckpt["format"] != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"checkpoint {str(p)!r} has format {ckpt['format']!r}; this code "
+                              f"reads {CHECKPOINT_FORMAT!r}")
+    for key in ("model", "obs_size", "num_actions", "hidden"):
+        if key not in ckpt:
+            raise CheckpointError(f"checkpoint {str(p)!r} lacks {key!r}")
+    return ckpt
+
+
+def net_from_checkpoint(ckpt: dict, obs_size: int | None = None,
+                        num_actions: int | None = None) -> PolicyNet:
+    """Rebuild the network of a loaded checkpoint, checking it fits the environment."""
+    if obs_size is not None and ckpt["obs_size"] != obs_size:
+        raise CheckpointError(f"checkpoint observation size {ckpt['obs_size']} does not match the "
+                              f"environment's {obs_size}")
+    if num_actions is not None and ckpt["num_actions"] != num_actions:
+        raise CheckpointError(f"checkpoint has {ckpt['num_actions']} actions; the environment "
+                              f"has {num_actions}")
+    net = PolicyNet(ckpt["obs_size"], ckpt["num_actions"], tuple(ckpt["hidden"]))
+    try:
+        net.load_state_dict(ckpt["model"])
+    except RuntimeError as exc:
+        raise CheckpointError(f"checkpoint weights do not fit the network: "
+                              f"{str(exc).splitlines()[0]}") from None
+    return net.eval()
+
+
+# ---------------------------------------------------------------------------- the player
+class PolicyAgent:
+    """Plays a trained policy: samples from it (``greedy=False``) or takes its best action."""
+
+    def __init__(self, net: PolicyNet, greedy: bool = False, seed: int | None = None,
+                 name: str = "checkpoint"):
+        self.net = net.eval()
+        self.greedy = greedy
+        self.name = name
+        self.gen = torch.Generator().manual_seed(
+            seed if seed is not None else int(np.random.SeedSequence().entropy % 2**63))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, greedy: bool = False,
+             seed: int | None = None) -> "PolicyAgent":
+        ckpt = load_checkpoint(path)
+        return cls(net_from_checkpoint(ckpt), greedy=greedy, seed=seed, name=f"checkpoint:{path}")
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.gen.manual_seed(seed)
+
+    @torch.no_grad()
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One action per row; rows with an all-zero mask get action 0 (they are not to act)."""
+        o = torch.as_tensor(np.asarray(obs, dtype=np.float32))
+        m = torch.as_tensor(np.asarray(mask)).bool()
+        empty = ~m.any(dim=1)
+        m[empty, 0] = True
+        logits, _ = self.net(o, m)
+        if self.greedy:
+            a = logits.argmax(dim=1)
+        else:
+            a = torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen).squeeze(1)
+        return a.numpy()
+
+    def act(self, observation: dict, view: dict | None = None) -> int:
+        return int(self.act_batch(observation["observation"][None],
+                                  observation["action_mask"][None])[0])
+
+    def __repr__(self) -> str:
+        return f"PolicyAgent({self.name!r}, greedy={self.greedy})"
+
+
+def from_spec(spec: str, **kwargs: Any) -> PolicyAgent:
+    """``"runs/x"``, ``"runs/x/checkpoints/latest.pt"``, optionally ``"...,greedy"``."""
+    greedy = False
+    if spec.endswith(",greedy"):
+        spec, greedy = spec[: -len(",greedy")], True
+    return PolicyAgent.load(spec, greedy=kwargs.pop("greedy", greedy), **kwargs)
+
+
+def _register() -> None:
+    """Make ``agents.load("checkpoint:PATH")`` work once the registry exists."""
+    try:
+        import agents
+    except Exception:  # pragma: no cover
+        return
+    reg = getattr(agents, "register", None)
+    if reg is not None:
+        try:
+            reg("checkpoint", from_spec)
+        except ValueError:  # already registered
+            pass
+
+
+_register()
+
+__all__ = ["PolicyNet", "PolicyAgent", "CheckpointError", "save_checkpoint", "load_checkpoint",
+           "net_from_checkpoint", "resolve_checkpoint", "from_spec", "CHECKPOINT_FORMAT"]

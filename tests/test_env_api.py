@@ -1,0 +1,135 @@
+"""The PettingZoo contract: api_test, seed_test, options, bad input, rendering, views."""
+import json
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import truco_env
+from truco_env import ACTIONS, IllegalActionError
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+@pytest.mark.parametrize("flor", [False, True])
+def test_pettingzoo_api_test(players, flor):
+    api_test(truco_env.env(players=players, flor=flor), num_cycles=300)
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_pettingzoo_seed_test(players):
+    seed_test(lambda: truco_env.env(players=players), num_cycles=200)
+
+
+def test_action_names_are_the_contract():
+    assert ACTIONS[:16] == (
+        "play_0", "play_1", "play_2", "envido", "real_envido", "falta_envido", "flor",
+        "contraflor", "contraflor_al_resto", "con_flor_me_achico", "truco", "retruco",
+        "vale_cuatro", "quiero", "no_quiero", "mazo")
+
+
+def test_observation_dict_and_masks():
+    env = truco_env.env(players=4)
+    env.reset(seed=1)
+    obs, _, _, _, info = env.last()
+    assert obs["observation"].dtype == np.float32
+    assert obs["action_mask"].dtype == np.int8
+    assert np.array_equal(obs["action_mask"], info["action_mask"])
+    for agent in env.agents:
+        m = env.observe(agent)["action_mask"]
+        assert (m.sum() > 0) == (agent == env.agent_selection)
+    assert info["score"] == [0, 0]
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"players": 3}, "players"), ({"rules": "chileno"}, "chileno"), ({"target": 21}, "target"),
+    ({"episode": "forever"}, "episode"), ({"reward": "money"}, "reward"),
+    ({"render_mode": "gif"}, "render_mode"), ({"bogus": 1}, "bogus"),
+    ({"illegal": "ignore"}, "illegal"), ({"falta_rule": "x"}, "falta_rule"),
+    ({"observation": "pixels"}, "pixels"),
+])
+def test_bad_keyword_names_it(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        truco_env.env(**kwargs)
+
+
+@pytest.mark.parametrize("options, name", [
+    ({"hands": [["7c", "6c", "4x"], ["1e", "2o", "5o"]]}, "4x"),
+    ({"hands": [["7c", "6c", "8b"], ["1e", "2o", "5o"]]}, "8b"),
+    ({"hands": [["7c", "6c", "1e"], ["1e", "2o", "5o"]]}, "repeated"),
+    ({"hands": [["7c", "6c"], ["1e", "2o", "5o"]]}, "3 cards"),
+    ({"hands": [["7c", "6c", "4b"]]}, "2 hands"),
+    ({"mano": 2}, "mano"), ({"mano": -1}, "mano"),
+    ({"score": [30, 0]}, "score"), ({"score": [1]}, "score"),
+    ({"muestra": "3b"}, "muestra"),
+])
+def test_bad_reset_option_names_it(options, name):
+    env = truco_env.env()
+    with pytest.raises(ValueError, match=name):
+        env.reset(seed=0, options=options)
+
+
+def test_card_parsing_is_case_insensitive_and_strict():
+    assert truco_env.parse_card("12C") == truco_env.parse_card("12c")
+    with pytest.raises(ValueError, match="'13e'"):
+        truco_env.parse_card("13e")
+
+
+def test_unknown_option_warns_and_is_ignored():
+    env = truco_env.env()
+    with pytest.warns(UserWarning, match="colour"):
+        env.reset(seed=0, options={"colour": "red"})
+    assert env.agent_selection == "player_0"
+
+
+def test_illegal_action_raises_naming_action_and_legal_ones():
+    env = truco_env.env()
+    env.reset(seed=0, options={"hands": [["7c", "6c", "4b"], ["1e", "2o", "5o"]]})
+    with pytest.raises(IllegalActionError, match=r"quiero.*legal actions.*play_0"):
+        env.step(ACTIONS.index("quiero"))
+    with pytest.raises(IllegalActionError, match="99"):
+        env.step(99)
+    assert issubclass(IllegalActionError, ValueError)
+
+
+def test_illegal_penalize_terminates_with_minus_one():
+    env = truco_env.env(illegal="penalize")
+    env.reset(seed=0)
+    env.step(ACTIONS.index("quiero"))
+    assert env.terminations["player_0"] and env.terminations["player_1"]
+    assert env.rewards["player_0"] == -1 and env.rewards["player_1"] == 0
+
+
+def test_view_never_shows_other_hands_and_tracks_table_and_calls():
+    env = truco_env.env()
+    env.reset(seed=0, options={"hands": [["7c", "6c", "4b"], ["1e", "2o", "5o"]]})
+    env.step(ACTIONS.index("truco"))
+    env.step(ACTIONS.index("quiero"))
+    env.step(ACTIONS.index("play_2"))
+    v0, v1 = env.unwrapped.view("player_0"), env.unwrapped.view("player_1")
+    assert v0["hand"] == ["7c", "6c", None] and v1["hand"] == ["1e", "2o", "5o"]
+    for card in ("1e", "2o", "5o"):
+        assert card not in json.dumps(v0)
+    assert v0["table"] == [[(0, "4b")]]
+    assert v0["calls"] == [(0, "truco"), (1, "quiero")]
+    assert (v0["seat"], v0["team"], v0["players"], v0["mano"]) == (0, 0, 2, 0)
+    assert v0["rules"] == "argentino" and v0["target"] == 30 and v0["muestra"] is None
+
+
+def test_render_ansi_shows_score_bazas_calls_and_turn():
+    env = truco_env.env(render_mode="ansi")
+    env.reset(seed=0, options={"hands": [["7c", "6c", "4b"], ["1e", "2o", "5o"]],
+                               "score": [17, 3]})
+    env.step(ACTIONS.index("truco"))
+    text = env.render()
+    assert "17 (buenas 2)" in text and "3 (malas)" in text
+    assert "player_0 truco" in text and "To act: player_1" in text
+
+
+def test_points_reward_and_hand_episode():
+    env = truco_env.env(episode="hand")
+    env.reset(seed=0, options={"hands": [["7c", "6c", "4b"], ["1e", "2o", "5o"]]})
+    env.step(ACTIONS.index("truco"))
+    env.step(ACTIONS.index("no_quiero"))
+    assert all(env.terminations.values())
+    assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
