@@ -26,7 +26,7 @@ import numpy as np
 from .cards import ENVIDO_VALUE, NUM_CARDS, TRUCO_RANK
 from .rules import (
     K_ACHICO, K_BUENAS, K_CF_NQ, K_CF_Q, K_FALTA, K_FLOR, K_FLOR_EACH, K_FLOR_PTS, K_FLOR_VS,
-    K_RESTO, K_RESTO_NQ, K_TARGET, NUM_ACTIONS,
+    K_MUESTRA, K_PIEZA_ENV, K_RESTO, K_RESTO_NQ, K_TARGET, NUM_ACTIONS,
 )
 
 P_MAX = 6          # seats
@@ -110,17 +110,63 @@ def new_state(n: int, players: int, score: np.ndarray | None = None) -> np.ndarr
 # Dealing
 
 
+PIEZA_NUMBERS = np.array([1, 3, 4, 8, 7], dtype=np.int32)  # number indices of 2, 4, 5, 11, 10
+REY_INDEX = 9                                              # number index of the 12
+PIEZA_RANK0 = 14                                           # piezas rank above every other card
+
+
 @nb.njit(cache=True)
-def _hand_values(S, g):
-    """Truco ranks of the dealt cards, envido and flor points of every seat (argentino tables)."""
+def _pieza_index(muestra, c):
+    """Pieza order of card ``c`` under ``muestra`` (0 = the 2 ... 4 = the 10), or -1."""
+    if muestra < 0 or c // 10 != muestra // 10:
+        return -1
+    n = c % 10
+    for i in range(5):
+        p = PIEZA_NUMBERS[i]
+        if p == muestra % 10:
+            p = REY_INDEX          # the 12 takes the place and value of the muestra
+        if n == p:
+            return i
+    return -1
+
+
+@nb.njit(cache=True)
+def _hand_values(S, K, g):
+    """Truco ranks of the dealt cards, envido and flor points of every seat.
+
+    Without a muestra: the argentino tables.  With one (uruguayo): piezas rank above the matas,
+    envido with a pieza = its value + the highest other card, flor = three of a suit, two
+    piezas, or a pieza and two of a suit, worth 20 + (piezas - 20) + the other cards.
+    """
     P = S[g, NPLAYERS]
+    muestra = S[g, MUESTRA]
     for p in range(P):
         best_single = 0
         best_pair = -1
+        best_pieza = -1
+        npiezas = 0
+        flor_sum = 20
         for k in range(3):
             c = S[g, HAND + 3 * p + k]
-            S[g, HRANK + 3 * p + k] = _RANK[c]
+            pi = _pieza_index(muestra, c)
             v = _ENV_VALUE[c]
+            if pi >= 0:
+                npiezas += 1
+                pv = K[K_PIEZA_ENV + pi]
+                S[g, HRANK + 3 * p + k] = PIEZA_RANK0 + 4 - pi
+                flor_sum += pv - 20
+                if pv > best_pieza:
+                    best_pieza = pv
+                # Envido with a pieza: its value + the highest other card.
+                other = 0
+                for j in range(3):
+                    if j != k and _ENV_VALUE[S[g, HAND + 3 * p + j]] > other:
+                        other = _ENV_VALUE[S[g, HAND + 3 * p + j]]
+                if pv + other > best_pair:
+                    best_pair = pv + other
+            else:
+                S[g, HRANK + 3 * p + k] = _RANK[c]
+                flor_sum += v
             if v > best_single:
                 best_single = v
             for j in range(k + 1, 3):
@@ -133,14 +179,27 @@ def _hand_values(S, g):
         c0 = S[g, HAND + 3 * p]
         c1 = S[g, HAND + 3 * p + 1]
         c2 = S[g, HAND + 3 * p + 2]
-        if c0 // 10 == c1 // 10 and c1 // 10 == c2 // 10:
-            S[g, FLORPTS + p] = 20 + _ENV_VALUE[c0] + _ENV_VALUE[c1] + _ENV_VALUE[c2]
+        same = c0 // 10 == c1 // 10 and c1 // 10 == c2 // 10
+        if npiezas == 1:
+            # A pieza and two of one suit: the two other cards share a suit.
+            o0 = -1
+            o1 = -1
+            for k in range(3):
+                c = S[g, HAND + 3 * p + k]
+                if _pieza_index(muestra, c) < 0:
+                    if o0 < 0:
+                        o0 = c
+                    else:
+                        o1 = c
+            same = same or o0 // 10 == o1 // 10
+        if same or npiezas >= 2:
+            S[g, FLORPTS + p] = flor_sum
         else:
             S[g, FLORPTS + p] = -1
 
 
 @nb.njit(cache=True)
-def _start_hand(S, games, decks, manos):
+def _start_hand(S, K, games, decks, manos):
     for i in range(games.shape[0]):
         g = games[i]
         P = S[g, NPLAYERS]
@@ -192,17 +251,20 @@ def _start_hand(S, games, decks, manos):
         for p in range(P):
             for k in range(3):
                 S[g, HAND + 3 * p + k] = decks[i, 3 * p + k]
-        S[g, MUESTRA] = -1
+        # The muestra is the next card of the deck, turned up (uruguayo).
+        S[g, MUESTRA] = decks[i, 3 * P] if K[K_MUESTRA] == 1 else -1
         S[g, HAND_OVER] = 0
         S[g, HIST_LEN] = 0
         S[g, HAND_NO] += 1
-        _hand_values(S, g)
+        _hand_values(S, K, g)
 
 
-def start_hand(S: np.ndarray, games: np.ndarray, decks: np.ndarray, manos: np.ndarray) -> None:
-    """Deal a new hand in ``games``: ``decks[i]`` is a card order, ``manos[i]`` the mano seat."""
-    _start_hand(S, np.asarray(games, dtype=np.int64), np.asarray(decks, dtype=np.int32),
-                np.asarray(manos, dtype=np.int32))
+def start_hand(S: np.ndarray, tables: dict, games: np.ndarray, decks: np.ndarray,
+               manos: np.ndarray) -> None:
+    """Deal a new hand in ``games``: ``decks[i]`` is a card order (seat p gets cards 3p..3p+2,
+    the next card is the muestra where the rules have one), ``manos[i]`` the mano seat."""
+    _start_hand(S, tables["knobs"], np.asarray(games, dtype=np.int64),
+                np.asarray(decks, dtype=np.int32), np.asarray(manos, dtype=np.int32))
 
 
 # ----------------------------------------------------------------------------------------------

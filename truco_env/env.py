@@ -17,8 +17,8 @@ PettingZoo environment over the batched rules core (a batch of one).
 | argument | values | meaning |
 |---|---|---|
 | `players` | 2, 4, 6 | seats in play order, teams alternate (seat % 2) |
-| `rules` | `"argentino"`, `"trucoshi"` or a `RuleSet` | the preset (see `truco_env.rules`) |
-| `target` | argentino 9, 15, 18, 30; trucoshi 18, 24, 30 | the total a side needs to win |
+| `rules` | `"argentino"`, `"trucoshi"`, `"uruguayo"` or a `RuleSet` | the preset (see `truco_env.rules`) |
+| `target` | argentino 9, 15, 18, 30; trucoshi 18, 24, 30; uruguayo 30 | the total a side needs to win |
 | `flor` | bool | play with flor (argentino: off by default) |
 | `episode` | `"match"` (default), `"hand"` | an episode is a whole match or one hand |
 | `reward` | `"match"`, `"points"` | default: match for match episodes, points for hands |
@@ -29,7 +29,8 @@ PettingZoo environment over the batched rules core (a batch of one).
 
 Reset options (all optional): `hands` (the first hand's deal by seat, e.g.
 `[["7c", "6c", "4b"], ["1e", "2o", "5o"]]`), `mano` (seat of the first mano, default 0),
-`score` (starting score by team).  An unknown option key warns and is ignored.
+`score` (starting score by team), `muestra` (uruguayo: the card turned up, e.g. `"3b"`).
+An unknown option key warns and is ignored.
 
 ## Actions
 
@@ -46,7 +47,8 @@ The infostate adds `history` (every event of the hand, in order).  Read a piece 
 `truco_env.observe.Encoder("compact").piece(obs, "hand")`.
 
 ## Version history
-* v0: first release (argentino and trucoshi, 2/4/6 players, flor, malas and buenas).
+* v0: first release (argentino, trucoshi and uruguayo; 2/4/6 players, flor, malas and
+  buenas, muestra and piezas).
 """
 from __future__ import annotations
 
@@ -159,12 +161,9 @@ class raw_env(AECEnv):
                                       f"{list(_OPTIONS)}", stacklevel=2)
                     else:
                         opts[k] = v
-        if opts.get("muestra") is not None:
-            raise ValueError(f"bad value for option 'muestra': {opts['muestra']!r}; rules "
-                             f"{self.rules.name!r} have no muestra")
         self._seed = seed
         self.game.reset(seed=seed, hands=opts.get("hands"), mano=opts.get("mano"),
-                        score=opts.get("score"))
+                        score=opts.get("score"), muestra=opts.get("muestra"))
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -318,7 +317,7 @@ def decode_view(game: Matches, g: int, seat: int) -> dict:
         "to_act": int(S[g, C.ACTOR]),
         "hand_over": bool(S[g, C.HAND_OVER]),
         "done": bool(S[g, C.DONE]),
-        "muestra": None,
+        "muestra": card_str(S[g, C.MUESTRA]) if S[g, C.MUESTRA] >= 0 else None,
     }
 
 
@@ -341,7 +340,8 @@ def render_text(game: Matches, g: int) -> str:
         f"team {t} ({', '.join(f'player_{p}' for p in range(P) if p % 2 == t)}) "
         f"{score_text(v['score'][t], rules.target, rules.has_buenas)}" for t in range(2)))
     level = ("no truco (1 point)", "truco (2)", "retruco (3)", "vale cuatro (4)")[v["truco_level"]]
-    lines.append(f"Hand {v['hand_number']} · mano player_{v['mano']} · {level}")
+    lines.append(f"Hand {v['hand_number']} · mano player_{v['mano']} · {level}"
+                 + (f" · muestra {v['muestra']}" if v["muestra"] else ""))
     for p in range(P):
         cards = [card_str(S[g, C.HAND + 3 * p + k]) + ("*" if S[g, C.PLAYED + 3 * p + k] >= 0 else "")
                  for k in range(3)]

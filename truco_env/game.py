@@ -95,17 +95,22 @@ class Matches:
     def _deal(self, games: np.ndarray, manos: np.ndarray, decks: np.ndarray | None = None) -> None:
         if decks is None:
             decks = self._decks(len(games))
-        C.start_hand(self.S, games, decks, manos)
+        C.start_hand(self.S, self.tables, games, decks, manos)
         if self.record_deals:
             P = self.players
             self.deals.append({"mano": int(manos[0]),
                                "cards": [int(c) for c in decks[0][:3 * P]],
+                               "muestra": int(decks[0][3 * P]) if self.rules.muestra else None,
                                "actions": []})
 
     def reset(self, seed: int | None = None, hands: Sequence | None = None,
               mano: int | None = None, score: Sequence[int] | None = None,
-              deck: Sequence[int] | None = None) -> None:
-        """Start new matches (all of them).  ``hands``/``mano``/``score`` fix the first hand."""
+              muestra: str | None = None, deck: Sequence[int] | None = None) -> None:
+        """Start new matches (all of them).
+
+        ``hands``/``mano``/``score``/``muestra`` fix the first hand; ``deck`` gives its whole
+        card order (records).
+        """
         if seed is not None:
             self.rng = np.random.default_rng(seed)
         elif not hasattr(self, "_seeded"):
@@ -135,13 +140,24 @@ class Matches:
         else:
             manos = np.zeros(self.n, dtype=np.int32)
         decks = None
-        if hands is not None or deck is not None:
+        if muestra is not None and not self.rules.muestra:
+            raise ValueError(f"bad value for option 'muestra': {muestra!r}; rules "
+                             f"{self.rules.name!r} have no muestra")
+        if hands is not None or deck is not None or muestra is not None:
             if deck is not None:
                 order = [int(c) for c in deck]
             else:
-                given = [c for h in parse_hands(hands, P) for c in h]
-                rest = [c for c in self.rng.permutation(NUM_CARDS).tolist() if c not in given]
-                order = given + rest
+                shuffled = self.rng.permutation(NUM_CARDS).tolist()
+                m = parse_card(muestra) if muestra is not None else None
+                if hands is not None:
+                    given = [c for h in parse_hands(hands, P) for c in h]
+                else:
+                    given = [c for c in shuffled if c != m][:3 * P]
+                if m is not None and m in given:
+                    raise ValueError(f"bad value for option 'muestra': {muestra!r} is also in "
+                                     f"a hand; the muestra is a card not dealt to anybody")
+                rest = [c for c in shuffled if c not in given and c != m]
+                order = given + ([m] if m is not None else []) + rest
             decks = np.tile(np.array(order, dtype=np.int32), (self.n, 1))
         self._deal(games, manos, decks)
 
@@ -219,6 +235,7 @@ class Matches:
                 {"mano": d["mano"],
                  "deal": [[card_str(c) for c in d["cards"][3 * p:3 * p + 3]]
                           for p in range(self.players)],
+                 "muestra": None if d.get("muestra") is None else card_str(d["muestra"]),
                  "actions": [ACTIONS[a] for a in d["actions"]]}
                 for d in self.deals
             ],
@@ -239,7 +256,36 @@ def rules_to_dict(rules: RuleSet) -> dict:
 def rules_from_dict(d: dict) -> RuleSet:
     d = dict(d)
     name = d.pop("name", "argentino")
-    for k in ("players_allowed", "targets_allowed"):
+    for k in ("players_allowed", "targets_allowed", "pieza_envido"):
         if k in d:
             d[k] = tuple(d[k])
     return get_rules(name).replace(**d)
+
+
+def evaluate_hand(cards: Sequence[str] | str, muestra: str | None = None,
+                  rules: str | RuleSet = "argentino") -> dict:
+    """Truco ranks, envido and flor of a hand, computed by the rules core.
+
+    >>> evaluate_hand("7c 6c 4b")
+    {'ranks': [3, 2, 0], 'envido': 33, 'flor': None}
+    >>> evaluate_hand("2o 10o 12c", muestra="1o", rules="uruguayo")["flor"]
+    36
+    """
+    rules = get_rules(rules) if not isinstance(rules, RuleSet) else rules
+    ids = [parse_card(c) for c in (cards.split() if isinstance(cards, str) else cards)]
+    if len(ids) != 3 or len(set(ids)) != 3:
+        raise ValueError(f"bad hand {cards!r}: expected 3 distinct cards")
+    if muestra is not None and not rules.muestra:
+        raise ValueError(f"bad muestra {muestra!r}: rules {rules.name!r} have no muestra")
+    m = parse_card(muestra) if muestra is not None else None
+    if m is not None and m in ids:
+        raise ValueError(f"bad muestra {muestra!r}: it is also in the hand")
+    rest = [c for c in range(NUM_CARDS) if c not in ids and c != m]
+    if rules.muestra and m is None:
+        m = rest.pop(0)
+    deck = ids + rest[:3] + ([m] if m is not None else []) + rest[3:]
+    S = C.new_state(1, 2)
+    C.start_hand(S, rules.tables(), np.array([0]), np.array([deck]), np.array([0]))
+    flor = int(S[0, C.FLORPTS])
+    return {"ranks": [int(r) for r in S[0, C.HRANK:C.HRANK + 3]],
+            "envido": int(S[0, C.ENVPTS]), "flor": flor if flor >= 0 else None}

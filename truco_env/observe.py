@@ -22,6 +22,10 @@ from .cards import NUM_CARDS
 from .rules import ACTIONS, K_TARGET, NUM_ACTIONS
 
 P6 = C.P_MAX
+#: Truco ranks run 0..13 (4 .. 1e), piezas 14..18 (uruguayo); hand_rank = (rank + 1) / 19.
+RANK_SCALE = 19.0
+#: Envido reaches 37 and flor 47 with piezas (uruguayo); points are scaled by 50.
+POINTS_SCALE = 50.0
 EVENT_SIZE = P6 + NUM_ACTIONS + NUM_CARDS
 
 COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
@@ -29,9 +33,10 @@ COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
     ("players", P6, "one-hot at index players-1"),
     ("to_act", 2, "[I am to act, I am answering a song]"),
     ("hand", 3 * NUM_CARDS, "per slot k: one-hot of my card in slot k, zero once played"),
-    ("hand_rank", 3, "per slot: (truco rank + 1) / 14 of my card, zero once played"),
-    ("my_envido", 1, "my envido points / 33"),
-    ("my_flor", 1, "my flor points / 38, zero without flor"),
+    ("hand_rank", 3, "per slot: (truco rank + 1) / 19 of my card (ranks 0..13, piezas "
+                     "14..18), zero once played"),
+    ("my_envido", 1, "my envido points / 50"),
+    ("my_flor", 1, "my flor points / 50, zero without flor"),
     ("baza", 3, "one-hot: the baza in progress"),
     ("baza_results", 9, "per baza: [won by my team, won by the other team, parda]"),
     ("current_baza", P6 * NUM_CARDS, "per relative seat: one-hot of the card played in this baza"),
@@ -41,9 +46,10 @@ COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
     ("envido", 16, "chain one-hot (12, rules.ENVIDO_CHAIN), [pending, called by my team, "
                    "by theirs, closed]"),
     ("flor", 7, "flor contest state one-hot (4), [my team sang flor, theirs did, flor over]"),
-    ("public_points", 2, "(best envido/flor points made public + 1) / 39: [my team, theirs]"),
+    ("public_points", 2, "(best envido/flor points made public + 1) / 50: [my team, theirs]"),
     ("score", 5, "[my score / target, theirs / target, I am in buenas, they are, "
                  "points the leader lacks / target]"),
+    ("muestra", NUM_CARDS, "one-hot of the muestra (uruguayo), zero without one"),
 )
 INFOSTATE_PIECES: tuple[tuple[str, int, str], ...] = COMPACT_PIECES + (
     ("history", C.HMAX * EVENT_SIZE,
@@ -67,7 +73,7 @@ O_HAND = _CO["hand"][0]; O_HRANK = _CO["hand_rank"][0]; O_ENV = _CO["my_envido"]
 O_FLOR = _CO["my_flor"][0]; O_BAZA = _CO["baza"][0]; O_RES = _CO["baza_results"][0]
 O_CUR = _CO["current_baza"][0]; O_PLAYED = _CO["played_cards"][0]; O_TRUCO = _CO["truco"][0]
 O_ENVIDO = _CO["envido"][0]; O_FLORS = _CO["flor"][0]; O_PUB = _CO["public_points"][0]
-O_SCORE = _CO["score"][0]; O_HIST = _IO["history"][0]
+O_SCORE = _CO["score"][0]; O_MUESTRA = _CO["muestra"][0]; O_HIST = _IO["history"][0]
 
 
 @nb.njit(cache=True)
@@ -87,10 +93,10 @@ def _encode(S, K, g, seat, o, history):
     for k in range(3):
         if S[g, C.PLAYED + 3 * seat + k] < 0:
             o[O_HAND + 40 * k + S[g, C.HAND + 3 * seat + k]] = 1.0
-            o[O_HRANK + k] = (S[g, C.HRANK + 3 * seat + k] + 1) / 14.0
-    o[O_ENV] = S[g, C.ENVPTS + seat] / 33.0
+            o[O_HRANK + k] = (S[g, C.HRANK + 3 * seat + k] + 1) / RANK_SCALE
+    o[O_ENV] = S[g, C.ENVPTS + seat] / POINTS_SCALE
     if S[g, C.FLORPTS + seat] >= 0:
-        o[O_FLOR] = S[g, C.FLORPTS + seat] / 38.0
+        o[O_FLOR] = S[g, C.FLORPTS + seat] / POINTS_SCALE
     b = S[g, C.BAZA]
     o[O_BAZA + b] = 1.0
     for bb in range(3):
@@ -130,8 +136,8 @@ def _encode(S, K, g, seat, o, history):
         elif v > best_theirs:
             best_theirs = v
     o[O_FLORS + 6] = S[g, C.FLOR_DONE]
-    o[O_PUB] = (best_mine + 1) / 39.0
-    o[O_PUB + 1] = (best_theirs + 1) / 39.0
+    o[O_PUB] = (best_mine + 1) / POINTS_SCALE
+    o[O_PUB + 1] = (best_theirs + 1) / POINTS_SCALE
     T = K[K_TARGET]
     mine = S[g, C.SCORE + me]
     theirs = 0
@@ -143,6 +149,8 @@ def _encode(S, K, g, seat, o, history):
     o[O_SCORE + 2] = 1.0 if mine > T // 2 else 0.0
     o[O_SCORE + 3] = 1.0 if theirs > T // 2 else 0.0
     o[O_SCORE + 4] = max(0, T - max(mine, theirs)) / T
+    if S[g, C.MUESTRA] >= 0:
+        o[O_MUESTRA + S[g, C.MUESTRA]] = 1.0
     if history:
         n = S[g, C.HIST_LEN]
         for e in range(n):

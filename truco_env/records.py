@@ -42,12 +42,15 @@ def replay(record: dict | str, **env_kwargs: Any):
         return e
     first = hands[0]
     e.reset(seed=record.get("seed"), options={"hands": first["deal"], "mano": first["mano"],
-                                              "score": record.get("start_score", [0, 0])})
+                                              "score": record.get("start_score", [0, 0]),
+                                              "muestra": first.get("muestra")})
     for i, h in enumerate(hands):
         if i > 0:
             # The core dealt a random next hand: overwrite it with the recorded one.
             raw.game.deals.pop()
             deck = [parse_card(c) for hand in h["deal"] for c in hand]
+            if h.get("muestra") is not None:
+                deck.append(parse_card(h["muestra"]))
             rest = [c for c in range(40) if c not in deck]
             from . import core as C
             games = np.array([0])

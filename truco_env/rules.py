@@ -44,7 +44,7 @@ ENVIDO_CALLS = ("envido", "real_envido", "falta_envido")  # letters E, R, F
 TRUCO_QUIERO = (1, 2, 3, 4)
 TRUCO_NO_QUIERO = (0, 1, 2, 3)
 
-PRESETS = ("argentino", "trucoshi")
+PRESETS = ("argentino", "trucoshi", "uruguayo")
 _FALTA_RULES = ("malas", "leader")
 _RESTO_RULES = ("leader", "match")
 
@@ -73,6 +73,10 @@ class RuleSet:
             lacks; ``"match"``: what the winner lacks (it wins the match).
         contraflor_resto_no_quiero: points to the caller when it is rejected.
         achico: points to the first singer on ``con_flor_me_achico``.
+        muestra: a card is turned up after the deal (uruguayo); the piezas of its suit (2, 4, 5,
+            11, 10; the 12 replaces a pieza that is the muestra) outrank every other card.
+        pieza_envido: envido values of the piezas 2, 4, 5, 11, 10 (uruguayo; the sota's 26
+            follows seed 004, seed 001 gives 27).
         envido_chain / truco_quiero / truco_no_quiero: the betting tables (module constants).
     """
 
@@ -91,6 +95,8 @@ class RuleSet:
     contraflor_resto: str = "leader"
     contraflor_resto_no_quiero: int = 3
     achico: int = 3
+    muestra: bool = False
+    pieza_envido: tuple[int, ...] = (30, 29, 28, 27, 26)
     envido_chain: tuple[tuple[str, int, int], ...] = field(default=ENVIDO_CHAIN, repr=False)
     truco_quiero: tuple[int, ...] = field(default=TRUCO_QUIERO, repr=False)
     truco_no_quiero: tuple[int, ...] = field(default=TRUCO_NO_QUIERO, repr=False)
@@ -111,6 +117,12 @@ class RuleSet:
             raise bad("contraflor_resto", self.contraflor_resto, f"one of {list(_RESTO_RULES)}")
         if not isinstance(self.flor_each, bool):
             raise bad("flor_each", self.flor_each, "True or False")
+        if not isinstance(self.muestra, bool):
+            raise bad("muestra", self.muestra, "True or False")
+        pe = self.pieza_envido
+        if not (isinstance(pe, tuple) and len(pe) == 5 and all(
+                isinstance(v, int) and not isinstance(v, bool) and 20 <= v <= 40 for v in pe)):
+            raise bad("pieza_envido", pe, "a tuple of 5 integers in 20..40 (for 2, 4, 5, 11, 10)")
         for knob in ("flor_points", "flor_vs_flor", "contraflor_quiero", "contraflor_no_quiero",
                      "contraflor_resto_no_quiero", "achico"):
             v = getattr(self, knob)
@@ -145,7 +157,7 @@ class RuleSet:
             _FALTA_RULES.index(self.falta_rule), self.flor_points, int(self.flor_each),
             self.flor_vs_flor, self.contraflor_quiero, self.contraflor_no_quiero,
             _RESTO_RULES.index(self.contraflor_resto), self.contraflor_resto_no_quiero,
-            self.achico,
+            self.achico, int(self.muestra), *self.pieza_envido,
         ], dtype=np.int32)
         return {
             "knobs": knobs,
@@ -159,7 +171,7 @@ class RuleSet:
 
 # Indices into the knob vector of RuleSet.tables() (read by the core).
 K_TARGET, K_BUENAS, K_FLOR, K_FALTA, K_FLOR_PTS, K_FLOR_EACH, K_FLOR_VS, K_CF_Q, K_CF_NQ, \
-    K_RESTO, K_RESTO_NQ, K_ACHICO = range(12)
+    K_RESTO, K_RESTO_NQ, K_ACHICO, K_MUESTRA, K_PIEZA_ENV = range(14)  # K_PIEZA_ENV: 5 values
 
 _PRESETS: dict[str, RuleSet] = {
     "argentino": RuleSet(),
@@ -167,6 +179,12 @@ _PRESETS: dict[str, RuleSet] = {
         name="trucoshi", targets_allowed=(18, 24, 30), target=18, buenas=True, flor=True,
         falta_rule="leader", flor_each=False, flor_vs_flor=4, contraflor_no_quiero=4,
         contraflor_resto="match", contraflor_resto_no_quiero=6,
+    ),
+    # Seed 004 (then 001): muestra and piezas, flor on, "con flor envido" = contraflor,
+    # "con flor envido la falta" = contraflor_al_resto, chico of 30, falta = leader lacks.
+    "uruguayo": RuleSet(
+        name="uruguayo", targets_allowed=(30,), target=30, buenas=False, flor=True,
+        falta_rule="leader", muestra=True,
     ),
 }
 
