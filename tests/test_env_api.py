@@ -133,3 +133,21 @@ def test_points_reward_and_hand_episode():
     env.step(ACTIONS.index("no_quiero"))
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
+
+
+def test_registered_with_pettingzoo():
+    pettingzoo = pytest.importorskip("pettingzoo")
+    if not hasattr(pettingzoo, "make"):
+        pytest.skip("this PettingZoo version has no registry")
+    env = pettingzoo.make("aec", "truco_env/Truco-v0", players=4)
+    env.reset(seed=0)
+    assert env.possible_agents == [f"player_{i}" for i in range(4)]
+
+
+def test_unopposed_flor_keeps_points_private():
+    env = truco_env.env(flor=True, episode="hand")
+    env.reset(seed=0, options={"hands": [["1e", "2e", "3e"], ["1o", "2c", "5b"]]})
+    env.step(ACTIONS.index("flor"))
+    assert env.infos["player_0"]["score"] == [3, 0]
+    assert env.unwrapped.view("player_1")["envido_points"] == {}
+    assert env.agent_selection == "player_0", "the singer keeps his turn"

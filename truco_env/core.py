@@ -614,7 +614,6 @@ def _sing_flor(S, K, g, seat):
         if K[K_FLOR_EACH] == 1 or S[g, FLOR_SCORED + team] == 0:
             _award(S, K, g, team, K[K_FLOR_PTS])
         S[g, FLOR_SCORED + team] += 1
-        S[g, PUBLIC + seat] = S[g, FLORPTS + seat]
         _resume(S, g)
         return
     # The nearest opponent with flor after the singer answers.
