@@ -1,1 +1,15 @@
-"""Players behind one small interface: ``act(observation, view) -> int``."""
+"""Players behind one small interface: ``act(observation, view) -> int``.
+
+``agents.load(spec, seed)`` builds one from a string: ``random``, ``heuristic``
+(``heuristic:bluff=0.2,aggression=0.5``), ``human``, ``checkpoint:PATH`` (registered by the
+training code with :func:`agents.register`).  See :mod:`agents.base` for the interface.
+"""
+from .base import Agent, RandomAgent, known_specs, load, parse_params, register, sample_legal
+from .heuristic import HeuristicAgent, _heuristic_factory
+from .human import HumanAgent, _human_factory
+
+register("heuristic", _heuristic_factory)
+register("human", _human_factory)
+
+__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "HumanAgent", "load", "register",
+           "known_specs", "parse_params", "sample_legal"]

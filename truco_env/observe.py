@@ -19,7 +19,7 @@ import numpy as np
 
 from . import core as C
 from .cards import NUM_CARDS
-from .rules import ACTIONS, K_TARGET, NUM_ACTIONS
+from .rules import ACTIONS, K_BUENAS, K_TARGET, NUM_ACTIONS
 
 P6 = C.P_MAX
 #: Truco ranks run 0..13 (4 .. 1e), piezas 14..18 (uruguayo); hand_rank = (rank + 1) / 19.
@@ -50,6 +50,7 @@ COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
     ("score", 5, "[my score / target, theirs / target, I am in buenas, they are, "
                  "points the leader lacks / target]"),
     ("muestra", NUM_CARDS, "one-hot of the muestra (uruguayo), zero without one"),
+    ("match", 2, "[target / 30, the match has malas and buenas]"),
 )
 INFOSTATE_PIECES: tuple[tuple[str, int, str], ...] = COMPACT_PIECES + (
     ("history", C.HMAX * EVENT_SIZE,
@@ -73,7 +74,8 @@ O_HAND = _CO["hand"][0]; O_HRANK = _CO["hand_rank"][0]; O_ENV = _CO["my_envido"]
 O_FLOR = _CO["my_flor"][0]; O_BAZA = _CO["baza"][0]; O_RES = _CO["baza_results"][0]
 O_CUR = _CO["current_baza"][0]; O_PLAYED = _CO["played_cards"][0]; O_TRUCO = _CO["truco"][0]
 O_ENVIDO = _CO["envido"][0]; O_FLORS = _CO["flor"][0]; O_PUB = _CO["public_points"][0]
-O_SCORE = _CO["score"][0]; O_MUESTRA = _CO["muestra"][0]; O_HIST = _IO["history"][0]
+O_SCORE = _CO["score"][0]; O_MUESTRA = _CO["muestra"][0]; O_MATCH = _CO["match"][0]
+O_HIST = _IO["history"][0]
 
 
 @nb.njit(cache=True)
@@ -151,6 +153,8 @@ def _encode(S, K, g, seat, o, history):
     o[O_SCORE + 4] = max(0, T - max(mine, theirs)) / T
     if S[g, C.MUESTRA] >= 0:
         o[O_MUESTRA + S[g, C.MUESTRA]] = 1.0
+    o[O_MATCH] = T / 30.0
+    o[O_MATCH + 1] = K[K_BUENAS]
     if history:
         n = S[g, C.HIST_LEN]
         for e in range(n):

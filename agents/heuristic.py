@@ -1,0 +1,492 @@
+"""A rule-based Truco player, vectorized over a batch of compact observations.
+
+Every decision is a table lookup or an array expression over the batch, so the same code plays
+one game (``act``) or thousands (``act_batch`` inside :class:`truco_env.VectorTrucoEnv`).  It
+reads only the compact observation (see :mod:`truco_env.observe`), which makes it valid for any
+player count (2, 4, 6), flor on or off, and the ``argentino`` and ``trucoshi`` presets.
+
+Hand strength is computed, not guessed:
+
+* :data:`HAND_WIN` (exact, built at import in ~0.1 s): for a 1v1 hand of truco ranks
+  ``r1 >= r2 >= r3`` (``truco_env.cards.TRUCO_RANK``), the probability of winning the hand
+  against a uniformly random opponent hand from the other 37 cards when the bazas pair the
+  cards best-vs-best, middle-vs-middle, worst-vs-worst (a tie of three pardas counts one half).
+  Enumerated over rank multisets with their card multiplicities, so it is exact for that model.
+* :func:`hand_win_prob`: once cards are on the table (or in team games), the bazas still to
+  play are modelled independently: a baza is won when the best card of my team (the card I
+  will play, plus random cards of partners still to play) beats the best of the opponents'
+  cards still to come (random cards) and of those on the table; the outcomes of the three
+  bazas are combined with the hand-winning rules (:data:`_HAND_TABLE`).
+* Envido / flor: exact distributions of the envido and flor points of a random hand give
+  ``P(my points beat the best of m opponents)``, conditioned on the caller having at least a
+  threshold after each call (a caller signals strength).
+
+Decisions (thresholds are class constants, documented where they are defined):
+
+* flor: sung when the mask demands it; against a flor, compare / raise / give up by its odds;
+* envido: opened by its odds (lower when the opponents already passed on it), answered by the
+  expected value of quiero against no quiero; the falta's value comes from the score piece;
+* truco: called or raised when the hand-win probability is high, or as a bluff with
+  probability ``bluff`` per opportunity; answered by the hand-win probability (raised when it
+  is very high); more accepting when the opponents are about to win the match anyway;
+* cards: follow with the lowest card that beats the table, else the lowest card; never
+  overtake a partner whose card already holds the baza; lead the weakest card that is likely
+  to win baza 1 (keeping the best), the best card when the baza must be won.
+"""
+from __future__ import annotations
+
+import itertools
+from math import comb
+
+import numpy as np
+
+from truco_env import core
+from truco_env.cards import ENVIDO_VALUE, NUM_CARDS, TRUCO_RANK
+from truco_env.observe import COMPACT_SIZE, POINTS_SCALE, RANK_SCALE, Encoder
+from truco_env.rules import ACTION_ID, ENVIDO_CHAIN, NUM_ACTIONS
+
+from .base import Agent
+
+_ENC = Encoder("compact")
+NUM_RANKS = int(TRUCO_RANK.max()) + 1           # 14 tiers without a muestra
+ALL_RANKS = core.PIEZA_RANK0 + 5                # 19 with the piezas of a muestra (uruguayo)
+_RANK_COUNT = np.bincount(TRUCO_RANK, minlength=NUM_RANKS).astype(np.int64)
+
+
+def _rank_tables() -> tuple[np.ndarray, np.ndarray]:
+    """``RANK[mu, card]`` (mu = muestra card, 40 = none) from the core's pieza rule, and
+    ``CDF[mu, r + 1] = P(rank of a random other card <= r)`` for r = -1 .. 18."""
+    rank = np.tile(TRUCO_RANK.astype(np.int64), (NUM_CARDS + 1, 1))
+    cdf = np.zeros((NUM_CARDS + 1, ALL_RANKS + 1))
+    for mu in range(NUM_CARDS + 1):
+        for c in range(NUM_CARDS):
+            pi = core._pieza_index(mu if mu < NUM_CARDS else -1, c)
+            if pi >= 0:
+                rank[mu, c] = core.PIEZA_RANK0 + 4 - pi
+        others = np.delete(rank[mu], mu) if mu < NUM_CARDS else rank[mu]
+        cdf[mu, 1:] = np.cumsum(np.bincount(others, minlength=ALL_RANKS)) / len(others)
+    return rank, cdf
+
+
+#: Truco rank of every card under every muestra (row 40: no muestra), and the rank CDFs.
+RANK_BY_MUESTRA, CDF_BY_MUESTRA = _rank_tables()
+
+# Baza outcomes from my team's side.
+WIN, LOSE, PARDA = 0, 1, 2
+
+
+def _hand_outcome(o: tuple[int, int, int]) -> float:
+    """Who wins a hand with baza outcomes ``o``: 1 mine, 0 theirs, -1 decided by the mano.
+
+    RULES.md section 2: two bazas; won 1 and parda; parda then the next decided baza; one each
+    and a parda: the winner of baza 1; three pardas: the mano.
+    """
+    a, b, c = o
+    if a == PARDA:
+        for x in (b, c):
+            if x != PARDA:
+                return 1.0 if x == WIN else 0.0
+        return -1.0
+    if b == PARDA or b == a:
+        return 1.0 if a == WIN else 0.0
+    if c == PARDA:
+        return 1.0 if a == WIN else 0.0
+    return 1.0 if c == WIN else 0.0
+
+
+_COMBOS = np.array(list(itertools.product(range(3), repeat=3)), dtype=np.int64)  # [27, 3]
+_HAND_TABLE = np.array([_hand_outcome(tuple(o)) for o in _COMBOS])
+_HAND_WIN_MINE = (_HAND_TABLE == 1.0).astype(np.float64)
+_HAND_WIN_MANO = (_HAND_TABLE == -1.0).astype(np.float64)
+
+
+def _build_hand_win() -> np.ndarray:
+    """Exact 1v1 table ``HAND_WIN[r1, r2, r3]`` (any order of the ranks) described above."""
+    tiers = list(itertools.combinations_with_replacement(range(NUM_RANKS), 3))
+    mult = np.zeros((len(tiers), NUM_RANKS), dtype=np.int64)
+    for i, t in enumerate(tiers):
+        for r in t:
+            mult[i, r] += 1
+    srt = np.sort(np.array(tiers), axis=1)[:, ::-1]               # best first
+    # Number of opponent hands with multiset j given my multiset i: prod_r C(n_r - a_r, b_r).
+    comb_tab = np.array([[comb(n, k) for k in range(4)] for n in range(5)], dtype=np.float64)
+    left = _RANK_COUNT[None, :] - mult                             # [M, R]
+    ok = (left >= 0).all(axis=1)
+    left = np.clip(left, 0, 4)
+    weight = np.ones((len(tiers), len(tiers)))
+    for r in range(NUM_RANKS):
+        weight *= comb_tab[left[:, r][:, None], mult[:, r][None, :]]
+    mine, theirs = srt[:, None, :], srt[None, :, :]
+    out = np.where(mine > theirs, WIN, np.where(mine < theirs, LOSE, PARDA))
+    code = out[..., 0] * 9 + out[..., 1] * 3 + out[..., 2]
+    value = _HAND_WIN_MINE[code] + 0.5 * _HAND_WIN_MANO[code]
+    p = (weight * value).sum(axis=1) / weight.sum(axis=1)
+    table = np.zeros((NUM_RANKS,) * 3)
+    for i, t in enumerate(tiers):
+        if ok[i]:
+            for perm in itertools.permutations(t):
+                table[perm] = p[i]
+    return table
+
+
+#: Exact P(win the hand) of a 1v1 hand by the truco ranks of its three cards.
+HAND_WIN = _build_hand_win()
+HAND_WIN.setflags(write=False)
+
+
+def _points_distributions() -> tuple[np.ndarray, np.ndarray]:
+    """Exact distributions over all 9880 hands: envido points (0..33), flor points (20..38)."""
+    hands = np.array(list(itertools.combinations(range(NUM_CARDS), 3)))
+    suit = hands // 10
+    val = ENVIDO_VALUE[hands].astype(np.int64)
+    env = val.max(axis=1)
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        pair = np.where(suit[:, i] == suit[:, j], 20 + val[:, i] + val[:, j], -1)
+        env = np.maximum(env, pair)
+    flor_mask = (suit[:, 0] == suit[:, 1]) & (suit[:, 1] == suit[:, 2])
+    flor = 20 + val[flor_mask].sum(axis=1)
+    return (np.bincount(env, minlength=34) / len(hands),
+            np.bincount(flor, minlength=39) / flor_mask.sum())
+
+
+ENVIDO_PMF, FLOR_PMF = _points_distributions()
+
+
+def _contest_table(pmf: np.ndarray, max_m: int = 3) -> np.ndarray:
+    """``T[m, t, tie_mine, x]``: P(x beats the best of m hands from ``pmf`` | that best >= t).
+
+    Ties count as wins when ``tie_mine``.  A probability of 1 is used when no hand can reach t.
+    """
+    n = len(pmf)
+    cdf = np.cumsum(pmf)
+    out = np.zeros((max_m + 1, n, 2, n))
+    for m in range(1, max_m + 1):
+        cdf_m = cdf ** m
+        pmf_m = np.diff(np.concatenate([[0.0], cdf_m]))
+        for t in range(n):
+            cond = pmf_m * (np.arange(n) >= t)
+            z = cond.sum()
+            if z <= 0:
+                out[m, t] = 1.0
+                continue
+            below = np.concatenate([[0.0], np.cumsum(cond)[:-1]]) / z   # P(best < x)
+            out[m, t, 0] = below
+            out[m, t, 1] = below + cond / z
+    return out
+
+
+ENVIDO_WIN = _contest_table(ENVIDO_PMF)
+FLOR_WIN = _contest_table(FLOR_PMF)
+
+
+def _baza_probs(team_known: np.ndarray, opp_known: np.ndarray, team_k: np.ndarray,
+                opp_k: np.ndarray, cdf: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """P(my team wins / loses / pardas a baza): known best ranks (-1 none) plus k random cards.
+
+    ``cdf[N, 20]``: rows of :data:`CDF_BY_MUESTRA` (default: no muestra).
+    """
+    if cdf is None:
+        cdf = np.broadcast_to(CDF_BY_MUESTRA[NUM_CARDS], (len(team_known), ALL_RANKS + 1))
+    x = np.arange(-1, ALL_RANKS)[None, :]                                   # [1, 20]
+    cdf_t = (x >= team_known[:, None]) * cdf ** team_k[:, None]
+    cdf_o = (x >= opp_known[:, None]) * cdf ** opp_k[:, None]
+    pmf_t = np.diff(cdf_t, prepend=0.0, axis=1)
+    pmf_o = np.diff(cdf_o, prepend=0.0, axis=1)
+    below_o = np.concatenate([np.zeros((len(cdf_o), 1)), cdf_o[:, :-1]], axis=1)
+    pw = (pmf_t * below_o).sum(axis=1)
+    pp = (pmf_t * pmf_o).sum(axis=1)
+    pp[(team_known < 0) & (team_k == 0) & (opp_known < 0) & (opp_k == 0)] = 0.0
+    return pw, np.clip(1.0 - pw - pp, 0.0, 1.0), pp
+
+
+def hand_win_prob(baza_p: np.ndarray, mano_team: np.ndarray) -> np.ndarray:
+    """Combine per-baza outcome probabilities ``baza_p[N, 3, 3]`` (W, L, P) into P(win hand)."""
+    prob = (baza_p[:, 0, _COMBOS[:, 0]] * baza_p[:, 1, _COMBOS[:, 1]]
+            * baza_p[:, 2, _COMBOS[:, 2]])                                  # [N, 27]
+    value = _HAND_WIN_MINE[None, :] + _HAND_WIN_MANO[None, :] * mano_team[:, None]
+    return (prob * value).sum(axis=1)
+
+
+def _f(x: str) -> float:
+    v = float(x)
+    if not 0.0 <= v <= 1.0:
+        raise ValueError("expected a probability in [0, 1]")
+    return v
+
+
+A = ACTION_ID
+_PLAY = np.array([A["play_0"], A["play_1"], A["play_2"]])
+_BIG = 99
+
+
+class HeuristicAgent(Agent):
+    """Rule-based player (module docstring).  Parameters, all validated by :func:`agents.load`:
+
+    * ``bluff`` (0.1): probability, per opportunity, of calling or raising truco with a hand
+      below the calling threshold;
+    * ``aggression`` (0.0, in [0, 1]): lowers every calling threshold by up to 0.15 (0 = the
+      tuned defaults).
+    """
+
+    name = "heuristic"
+    PARAMS = {"bluff": _f, "aggression": _f}
+
+    # Truco: call / raise when P(win hand) >= CALL[next level]; accept a pending level when
+    # P >= ACCEPT[level], raise it when P >= RAISE[level].  The break-even of quiero against
+    # no quiero is P = 0.25 / 0.17 / 0.125 for truco / retruco / vale cuatro, but P is
+    # measured against a random hand and a caller's hand is stronger, hence the margins.
+    CALL = np.array([0.0, 0.68, 0.78, 0.86])
+    ACCEPT = np.array([0.0, 0.40, 0.48, 0.55])
+    RAISE = np.array([0.0, 0.80, 0.88, 1.01])
+    # Envido: open envido / real envido / falta envido when P(win) >= these; the odds of an
+    # opponent who already passed on envido are better, hence OPEN_PASSED lowers them.
+    OPEN_ENVIDO, OPEN_REAL, OPEN_FALTA, OPEN_PASSED = 0.62, 0.85, 0.97, 0.10
+    # Least points that a caller is assumed to hold after his last call (E, R, F).
+    CALLER_FLOOR = {"E": 23, "R": 26, "F": 28}
+    # The falta's value in points: what the leader lacks, as a fraction of a nominal 30.
+    FALTA_NOMINAL = 30.0
+    # Lead in baza 1 with the weakest card that beats the opponents' cards this often.
+    LEAD_SAFE = 0.6
+
+    def __init__(self, seed: int | None = None, bluff: float = 0.1, aggression: float = 0.0):
+        super().__init__(seed)
+        self.bluff = _f(str(bluff))
+        self.aggression = _f(str(aggression))
+
+    def __repr__(self) -> str:
+        return f"HeuristicAgent(bluff={self.bluff}, aggression={self.aggression})"
+
+    # ------------------------------------------------------------------ decoding
+    @staticmethod
+    def _decode(obs: np.ndarray) -> dict:
+        """Named quantities of the batch from the compact pieces."""
+        pc = lambda name: _ENC.piece(obs, name)  # noqa: E731
+        n = obs.shape[0]
+        hand = pc("hand").reshape(n, 3, NUM_CARDS)
+        have = hand.sum(axis=2) > 0.5
+        rank = np.where(have, np.rint(pc("hand_rank") * RANK_SCALE).astype(np.int64) - 1, -1)
+        mu_piece = pc("muestra")
+        muestra = np.where(mu_piece.sum(axis=1) > 0.5, mu_piece.argmax(axis=1), NUM_CARDS)
+        players = pc("players").argmax(axis=1) + 1
+        pos = pc("seat_from_mano").argmax(axis=1)
+        cur = pc("current_baza").reshape(n, 6, NUM_CARDS)
+        cur_has = cur.sum(axis=2) > 0.5
+        cur_rank = np.where(cur_has, RANK_BY_MUESTRA[muestra[:, None], cur.argmax(axis=2)], -1)
+        rel = np.arange(6)[None, :]
+        in_game = rel < players[:, None]
+        mine_seat = (rel % 2 == 0) & in_game
+        theirs_seat = (rel % 2 == 1) & in_game
+        res = pc("baza_results").reshape(n, 3, 3)
+        truco = pc("truco")
+        envido = pc("envido")
+        flor = pc("flor")
+        score = pc("score")
+        return {
+            "n": n, "rank": rank, "have": have, "players": players, "m": players // 2,
+            "pos": pos, "mano_team": (pos % 2 == 0).astype(np.float64),
+            "answering": pc("to_act")[:, 1] > 0.5,
+            # Tables stop at 33 (envido) and 38 (flor); piezas' higher points count as those.
+            "env_pts": np.rint(pc("my_envido")[:, 0] * POINTS_SCALE).astype(np.int64).clip(0, 33),
+            "flor_pts": np.rint(pc("my_flor")[:, 0] * POINTS_SCALE).astype(np.int64).clip(0, 38),
+            "cdf": CDF_BY_MUESTRA[muestra], "no_muestra": muestra == NUM_CARDS,
+            "baza": pc("baza").argmax(axis=1),
+            "res": res,  # per baza [mine, theirs, parda]
+            "i_played": cur_has[:, 0],
+            "team_best": np.where(mine_seat & cur_has, cur_rank, -1).max(axis=1),
+            "opp_best": np.where(theirs_seat & cur_has, cur_rank, -1).max(axis=1),
+            "opp_left": (theirs_seat & ~cur_has).sum(axis=1),
+            "mates_left": (mine_seat & ~cur_has & (rel > 0)).sum(axis=1),
+            "cur_count": cur_has.sum(axis=1),
+            "truco_level": truco[:, 0:4].argmax(axis=1),
+            "truco_pending": truco[:, 4:8].argmax(axis=1),
+            "env_chain": envido[:, 0:12].argmax(axis=1),
+            "env_pending": envido[:, 12] > 0.5,
+            "flor_state": flor[:, 0:4].argmax(axis=1),
+            "mine_frac": score[:, 0], "theirs_frac": score[:, 1], "lacks_frac": score[:, 4],
+        }
+
+    # ------------------------------------------------------------------ cards
+    def _choose_card(self, d: dict) -> np.ndarray:
+        """Slot of the card to play in every game (the lowest sensible card)."""
+        n, rank, have = d["n"], d["rank"], d["have"]
+        rows = np.arange(n)
+        lo_key = np.where(have, rank, _BIG)
+        lowest = lo_key.argmin(axis=1)
+        highest = np.where(have, rank, -_BIG).argmax(axis=1)
+        opp_best, team_best = d["opp_best"], d["team_best"]
+        m = d["m"]
+        # Lowest card that beats the table (and the opponents still to come, when possible).
+        beats = have & (rank > opp_best[:, None])
+        lowest_beat = np.where(beats, rank, _BIG).argmin(axis=1)
+        can_beat = beats.any(axis=1)
+        ties = have & (rank == opp_best[:, None])
+        lowest_tie = np.where(ties, rank, _BIG).argmin(axis=1)
+        res = d["res"]
+        won_before = res[:, :, 0].sum(axis=1) > 0
+        lost_or_parda = (res[:, :, 1] + res[:, :, 2]).sum(axis=1) > 0
+        # Leading: in baza 1 the weakest card likely to win it; later the best card when the
+        # baza must be won, else the lowest (the opponents then need both remaining bazas).
+        cdf = d["cdf"]
+        below = np.take_along_axis(cdf, np.clip(rank, 0, None), axis=1)  # P(random card < r)
+        p_lead = below ** m[:, None]                                    # P(beat m random cards)
+        safe = have & (p_lead >= self.LEAD_SAFE)
+        lead_first = np.where(safe.any(axis=1), np.where(safe, rank, _BIG).argmin(axis=1), lowest)
+        lead_later = np.where(lost_or_parda, highest, lowest)
+        lead = np.where(d["baza"] == 0, lead_first, lead_later)
+        # Following.
+        partner_holds = team_best > opp_best
+        p_partner = cdf[rows, np.clip(team_best, 0, None)] ** d["opp_left"]
+        strong_enough = have & (below ** d["opp_left"][:, None] >= 0.5) \
+            & (rank > team_best[:, None])
+        help_partner = (p_partner < 0.5) & strong_enough.any(axis=1)
+        lowest_strong = np.where(strong_enough, rank, _BIG).argmin(axis=1)
+        tie_ok = ties.any(axis=1) & ((d["baza"] == 0) | won_before)
+        follow_theirs = np.where(can_beat, lowest_beat, np.where(tie_ok, lowest_tie, lowest))
+        follow_mine = np.where(help_partner, lowest_strong, lowest)
+        follow = np.where(partner_holds, follow_mine, follow_theirs)
+        slot = np.where(d["cur_count"] == 0, lead, follow)
+        # Safety: a slot that is not in the hand (cannot happen when a card is legal).
+        slot = np.where(have[rows, slot], slot, lowest)
+        return slot
+
+    # ------------------------------------------------------------------ strength
+    def win_prob(self, d: dict, slot: np.ndarray) -> np.ndarray:
+        """P(my team wins the hand) if I play ``slot`` now (or played already in this baza)."""
+        n, rank, have = d["n"], d["rank"], d["have"]
+        rows = np.arange(n)
+        b = d["baza"]
+        m = d["m"]
+        my_card = np.where(d["i_played"], -1, rank[rows, slot])
+        rest = rank.copy()
+        rest[rows[~d["i_played"]], slot[~d["i_played"]]] = -1
+        rest = -np.sort(-rest, axis=1)                               # best first, -1 padding
+        p = np.zeros((n, 3, 3))
+        # Finished bazas: their known results.
+        for k in range(3):
+            done = b > k
+            p[done, k, WIN] = d["res"][done, k, 0]
+            p[done, k, LOSE] = d["res"][done, k, 1]
+            p[done, k, PARDA] = d["res"][done, k, 2]
+        # The baza in progress.
+        pw, pl, pp = _baza_probs(np.maximum(d["team_best"], my_card), d["opp_best"],
+                                 d["mates_left"], d["opp_left"], d["cdf"])
+        for k in range(3):
+            at = b == k
+            p[at, k] = np.stack([pw, pl, pp], axis=1)[at]
+        # Later bazas: my remaining cards best first, against fresh random cards.
+        for k in range(1, 3):
+            later = b < k
+            j = np.clip(k - b - 1, 0, 2)
+            card = rest[rows, j]
+            pw, pl, pp = _baza_probs(card, np.full(n, -1), m - 1, m, d["cdf"])
+            # No card left for that baza (the hand will be decided before): any value works.
+            p[later, k] = np.stack([pw, pl, pp], axis=1)[later]
+        w = hand_win_prob(p, d["mano_team"])
+        # Before any card of baza 1 in 1v1, the exact table.
+        fresh = (d["players"] == 2) & (b == 0) & (d["cur_count"] == 0) & have.all(axis=1) \
+            & d["no_muestra"]
+        if fresh.any():
+            r = np.clip(rank[fresh], 0, None)
+            w[fresh] = HAND_WIN[r[:, 0], r[:, 1], r[:, 2]]
+        return w
+
+    # ------------------------------------------------------------------ decisions
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        obs = np.asarray(obs, dtype=np.float32)[:, :COMPACT_SIZE]
+        legal = np.asarray(mask).astype(bool)
+        n = obs.shape[0]
+        if not legal.any(axis=1).all():
+            raise ValueError("an action mask row has no legal action")
+        d = self._decode(obs)
+        slot = self._choose_card(d)
+        w = self.win_prob(d, slot)
+        agg = 0.15 * self.aggression
+        desperate = (d["theirs_frac"] >= 0.85) & (d["mine_frac"] < 0.85)
+
+        # Preference of every action; the best legal one is played.  Defaults rank the sane
+        # fallbacks (play the chosen card, else accept, else anything but the mazo).
+        pref = np.zeros((n, NUM_ACTIONS))
+        pref[np.arange(n), _PLAY[slot]] = 3.0
+        pref[:, A["quiero"]] = 2.0
+        pref[:, A["no_quiero"]] = 1.0
+        pref[:, A["flor"]] = 2.5
+        pref[:, A["mazo"]] = -5.0
+        want = np.full(n, -1)
+
+        def choose(cond: np.ndarray, action: str) -> None:
+            """Set the wanted action where ``cond``, the action is legal and none is set yet."""
+            sel = cond & legal[:, A[action]] & (want < 0)
+            want[sel] = A[action]
+
+        answering = d["answering"]
+        flor_state = d["flor_state"]
+        # ---- flor contest (only a player with flor answers a flor)
+        m = d["m"]
+        f = d["flor_pts"]
+        pf = FLOR_WIN[m, 0, d["mano_team"].astype(int), f]
+        in_flor = answering & (flor_state > 0)
+        choose(in_flor & (flor_state == 1) & (pf >= 0.85), "contraflor_al_resto")
+        choose(in_flor & (flor_state == 1) & (pf >= 0.60), "contraflor")
+        choose(in_flor & (flor_state == 1) & (pf >= 0.30), "flor")
+        choose(in_flor & (flor_state == 1), "con_flor_me_achico")
+        choose(in_flor & (flor_state == 2) & (pf >= 0.85), "contraflor_al_resto")
+        choose(in_flor & (flor_state >= 2) & (pf >= np.where(flor_state == 2, 0.45, 0.6)),
+               "quiero")
+        choose(in_flor, "no_quiero")
+
+        # ---- envido
+        e = d["env_pts"]
+        tie = d["mano_team"].astype(int)
+        p_open = ENVIDO_WIN[m, 0, tie, e]
+        passed = (d["baza"] == 0) & (d["opp_best"] >= 0)  # an opponent played without singing
+        p_open = p_open + np.where(passed, self.OPEN_PASSED, 0.0) + agg
+        can_open = legal[:, A["envido"]] & (d["env_chain"] == 0)
+        choose(can_open & (p_open >= self.OPEN_FALTA), "falta_envido")
+        choose(can_open & (p_open >= self.OPEN_REAL), "real_envido")
+        choose(can_open & (p_open >= self.OPEN_ENVIDO), "envido")
+
+        chain = np.array([c for c, _, _ in ENVIDO_CHAIN])[d["env_chain"]]
+        q_pts = np.array([q for _, q, _ in ENVIDO_CHAIN], dtype=np.float64)[d["env_chain"]]
+        nq_pts = np.array([x for _, _, x in ENVIDO_CHAIN], dtype=np.float64)[d["env_chain"]]
+        falta = np.maximum(d["lacks_frac"] * self.FALTA_NOMINAL, nq_pts + 1)
+        q_pts = np.where(q_pts < 0, falta, q_pts)
+        floor = np.array([self.CALLER_FLOOR.get(c[-1:], 0) for c in chain], dtype=np.int64)
+        p_env = ENVIDO_WIN[m, floor, tie, e] + agg
+        in_env = answering & (flor_state == 0) & d["env_pending"]
+        choose(in_env & (p_env >= 0.90), "falta_envido")
+        choose(in_env & (p_env >= 0.78), "real_envido")
+        choose(in_env & (p_env >= 0.72), "envido")
+        accept_env = (2 * p_env - 1) * q_pts > -nq_pts
+        choose(in_env & (accept_env | desperate), "quiero")
+        choose(in_env, "no_quiero")
+
+        # ---- truco
+        lvl = d["truco_pending"]
+        in_truco = answering & (flor_state == 0) & ~d["env_pending"] & (lvl > 0)
+        raise_ok = in_truco & (w >= self.RAISE[lvl] - agg)
+        choose(raise_ok, "retruco")
+        choose(raise_ok, "vale_cuatro")
+        accept = (w >= self.ACCEPT[lvl] - agg) | (desperate & (w >= 0.2))
+        choose(in_truco & accept, "quiero")
+        choose(in_truco, "no_quiero")
+
+        my_turn = ~answering
+        nxt = np.minimum(d["truco_level"] + 1, 3)
+        # Bluffs call truco or retruco, never vale cuatro (a lost bluff there costs 4).
+        bluff = (self.rng.random(n) < self.bluff) & (nxt < 3)
+        call = my_turn & ((w >= self.CALL[nxt] - agg) | bluff)
+        for name in ("truco", "retruco", "vale_cuatro"):
+            choose(call, name)
+
+        rows = np.flatnonzero(want >= 0)
+        pref[rows, want[rows]] = 10.0
+        pref[~legal] = -np.inf
+        return pref.argmax(axis=1)
+
+
+def _heuristic_factory(args: str, seed: int | None) -> Agent:
+    from .base import parse_params
+
+    params = parse_params(args, HeuristicAgent.PARAMS, f"heuristic:{args}" if args else "heuristic")
+    return HeuristicAgent(seed=seed, **params)

@@ -1,0 +1,50 @@
+"""Match win rates of the heuristic agent: against ``random`` and against itself.
+
+    python benchmarks/heuristic_strength.py [--matches 1000] [--seed 0] [--players 2]
+        [--rules argentino] [--target 30] [--flor] [--bluffs 0.0 0.1 0.3]
+
+Every match is a full match to the target on :class:`truco_env.VectorTrucoEnv` (all matches
+at once, the heuristic acting on the whole batch); A is team 0 in half the games, and the first
+mano is random.  Each line prints wins / matches, the rate and a 95% interval.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from agents import load  # noqa: E402
+from agents.arena import head_to_head  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--matches", type=int, default=1000, help="matches per pairing")
+    ap.add_argument("--seed", type=int, default=0, help="seed of deals and agents")
+    ap.add_argument("--players", type=int, default=2, choices=(2, 4, 6))
+    ap.add_argument("--rules", default="argentino")
+    ap.add_argument("--target", type=int, default=None)
+    ap.add_argument("--flor", action=argparse.BooleanOptionalAction, default=None)
+    ap.add_argument("--bluffs", type=float, nargs="+", default=[0.0, 0.1, 0.3],
+                    help="bluff rates; the first is played against each of the others")
+    args = ap.parse_args(argv)
+    env_kw = {"players": args.players, "rules": args.rules, "target": args.target,
+              "flor": args.flor}
+    print(f"{args.matches} matches per line · {args.players} players · rules {args.rules}"
+          f" · target {args.target or 'default'} · flor {args.flor} · seed {args.seed}")
+    pairings = [("heuristic", "random")]
+    pairings += [(f"heuristic:bluff={b}", "random") for b in args.bluffs]
+    pairings += [(f"heuristic:bluff={args.bluffs[0]}", f"heuristic:bluff={b}")
+                 for b in args.bluffs[1:]]
+    for i, (a, b) in enumerate(pairings):
+        t0 = time.perf_counter()
+        result = head_to_head(load(a, seed=args.seed), load(b, seed=args.seed + 1),
+                              matches=args.matches, seed=args.seed + i, **env_kw)
+        print(f"{a:>22} vs {b:<22} {result}   ({time.perf_counter() - t0:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,228 @@
+"""Agents: specs, legality in every configuration, reproducibility, heuristic decisions."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import agents
+import truco_env
+from agents.arena import head_to_head
+from agents.heuristic import ENVIDO_PMF, HAND_WIN, HeuristicAgent, _RANK_COUNT
+from truco_env.cards import envido_points
+from truco_env.rules import ACTION_ID, ACTIONS
+
+CONFIGS = [
+    dict(players=2), dict(players=2, flor=True), dict(players=4), dict(players=4, flor=True),
+    dict(players=6), dict(players=2, rules="trucoshi"), dict(players=6, rules="trucoshi"),
+    dict(players=2, rules="uruguayo"), dict(players=4, rules="uruguayo"),
+]
+
+
+# ---------------------------------------------------------------------- specs
+def test_load_known_specs():
+    assert isinstance(agents.load("random"), agents.RandomAgent)
+    h = agents.load("heuristic:bluff=0.2, aggression=0.5")
+    assert isinstance(h, HeuristicAgent) and h.bluff == 0.2 and h.aggression == 0.5
+    assert agents.load("heuristic").bluff == HeuristicAgent().bluff
+    assert isinstance(agents.load("human"), agents.HumanAgent)
+    bot = agents.RandomAgent()
+    assert agents.load(bot) is bot
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("foo", ["unknown agent spec 'foo'", "heuristic", "random", "human", "checkpoint"]),
+    ("heuristic:blf=0.2", ["unknown parameter 'blf'", "bluff", "aggression"]),
+    ("heuristic:bluff", ["malformed parameter"]),
+    ("heuristic:bluff=1.5", ["bluff"]),
+    ("heuristic:bluff=x", ["bluff"]),
+    ("heuristic:bluff=0.1,bluff=0.2", ["given twice"]),
+    ("random:x=1", ["unknown parameter 'x'"]),
+])
+def test_bad_specs_are_clear_errors(spec, words):
+    with pytest.raises(ValueError) as e:
+        agents.load(spec)
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_register_hook():
+    made = []
+
+    def factory(args, seed):
+        made.append((args, seed))
+        return agents.RandomAgent(seed)
+
+    agents.register("unittest_dummy", factory)
+    try:
+        agents.load("unittest_dummy:some/path.pt", seed=5)
+        assert made == [("some/path.pt", 5)]
+        assert "unittest_dummy" in agents.known_specs()
+        with pytest.raises(ValueError, match="already registered"):
+            agents.register("unittest_dummy", lambda a, s: agents.RandomAgent(s))
+        with pytest.raises(ValueError):
+            agents.register("bad prefix", factory)
+    finally:
+        agents.base._REGISTRY.pop("unittest_dummy", None)
+
+
+def test_checkpoint_without_loader_is_clear(monkeypatch):
+    monkeypatch.setattr(agents.base, "_REGISTRY",
+                        {k: v for k, v in agents.base._REGISTRY.items() if k != "checkpoint"})
+    import builtins
+    real_import = builtins.__import__
+
+    def no_ppo(name, *a, **k):
+        if name == "agents.ppo_policy":
+            raise ImportError("simulated")
+        return real_import(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_ppo)
+    with pytest.raises(ValueError, match="no loader is registered for 'checkpoint'"):
+        agents.load("checkpoint:runs/x")
+
+
+# ---------------------------------------------------------------------- legality
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()))
+@pytest.mark.parametrize("spec", ["random", "heuristic:bluff=0.3"])
+def test_batched_agents_never_play_masked_actions(cfg, spec):
+    venv = truco_env.VectorTrucoEnv(64, seed=1, check_actions=True, **cfg)
+    obs, info = venv.reset()
+    bot = agents.load(spec, seed=2)
+    dones = 0
+    for _ in range(400):
+        a = bot.act_batch(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][np.arange(64), a].all()
+        obs, _, d, info = venv.step(a)
+        dones += int(d.sum())
+    assert dones > 0
+
+
+@pytest.mark.parametrize("cfg", CONFIGS[:5], ids=str)
+def test_act_with_views_in_aec_env(cfg):
+    env = truco_env.env(**cfg, target=15 if cfg.get("rules", "argentino") != "trucoshi" else 18)
+    bots = [agents.load("heuristic", seed=s) if s % 2 else agents.load("random", seed=s)
+            for s in range(cfg["players"])]
+    env.reset(seed=3)
+    steps = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = bots[env.unwrapped.agent_name_mapping[name]].act(obs, env.unwrapped.view(name))
+        assert obs["action_mask"][a] == 1
+        env.step(a)  # raises IllegalActionError on a masked action
+        steps += 1
+    assert steps > 10
+
+
+def test_random_is_uniform_over_legal():
+    mask = np.zeros((30000, 16), dtype=np.int8)
+    mask[:, [0, 4, 13]] = 1
+    a = agents.load("random", seed=0).act_batch(np.zeros((30000, 10), np.float32), mask)
+    counts = np.bincount(a, minlength=16)
+    assert set(np.flatnonzero(counts)) == {0, 4, 13}
+    assert np.allclose(counts[[0, 4, 13]] / 30000, 1 / 3, atol=0.015)
+
+
+@pytest.mark.parametrize("spec", ["random", "heuristic:bluff=0.5"])
+def test_seeded_agents_are_reproducible(spec):
+    venv = truco_env.VectorTrucoEnv(32, players=4, seed=0)
+    obs, _ = venv.reset()
+    runs = []
+    for _ in range(2):
+        bot = agents.load(spec, seed=11)
+        runs.append([bot.act_batch(obs["observation"], obs["action_mask"]) for _ in range(5)])
+    assert all((x == y).all() for x, y in zip(*runs))
+    other = agents.load(spec, seed=12)
+    diff = [other.act_batch(obs["observation"], obs["action_mask"]) for _ in range(5)]
+    if spec == "random":
+        assert any((x != y).any() for x, y in zip(runs[0], diff))
+
+
+# ---------------------------------------------------------------------- tables
+def test_hand_win_table_is_exact_and_sane():
+    # Over every hand (weighted by its number of card combinations), a hand beats a random
+    # hand exactly half the time: the table is a symmetric two-player comparison.
+    from math import comb
+    total = weight = 0.0
+    for t in itertools.combinations_with_replacement(range(14), 3):
+        w = np.prod([comb(int(_RANK_COUNT[r]), t.count(r)) for r in set(t)])
+        total += w * HAND_WIN[t]
+        weight += w
+    assert weight == comb(40, 3)
+    assert total / weight == pytest.approx(0.5, abs=1e-9)
+    assert HAND_WIN[13, 12, 11] == pytest.approx(1.0)
+    assert HAND_WIN[0, 0, 0] == pytest.approx(0.0)
+    # Raising any card's rank never lowers the strength.
+    for t in itertools.combinations_with_replacement(range(13), 3):
+        for k in range(3):
+            up = list(t)
+            up[k] += 1
+            if up.count(up[k]) > _RANK_COUNT[up[k]]:
+                continue  # no such hand (e.g. two 1e)
+            assert HAND_WIN[tuple(up)] >= HAND_WIN[t] - 1e-12
+
+
+def test_envido_distribution_matches_cards_module():
+    rng = np.random.default_rng(0)
+    counts = np.zeros(34)
+    for _ in range(3000):
+        counts[envido_points(list(rng.choice(40, 3, replace=False)))] += 1
+    assert ENVIDO_PMF.sum() == pytest.approx(1.0)
+    assert np.abs(counts / 3000 - ENVIDO_PMF).max() < 0.02
+
+
+# ---------------------------------------------------------------------- decisions
+def _first_action(hands, seat_to_check=0, mano=0, players=2, actions=(), card_only=False,
+                  **kw):
+    env = truco_env.env(players=players, **kw)
+    env.reset(seed=0, options={"hands": hands, "mano": mano})
+    for a in actions:
+        env.step(ACTION_ID[a])
+    name = env.agent_selection
+    assert name == f"player_{seat_to_check}"
+    bot = HeuristicAgent(seed=0, bluff=0.0)
+    if card_only:  # the card it would play (a call may come first)
+        d = bot._decode(env.observe(name)["observation"][None])
+        return f"play_{int(bot._choose_card(d)[0])}"
+    return ACTIONS[bot.act(env.observe(name), env.unwrapped.view(name))]
+
+
+def test_heuristic_sings_envido_with_33_and_truco_with_the_best_cards():
+    assert _first_action([["7c", "6c", "4b"], ["1o", "12o", "5b"]]) in (
+        "envido", "real_envido", "falta_envido")
+    assert _first_action([["1e", "1b", "7o"], ["4o", "12o", "5b"]]) == "truco"
+
+
+def test_heuristic_answers_truco_by_strength():
+    weak = _first_action([["4o", "5b", "6e"], ["1e", "1b", "7e"]], seat_to_check=0, mano=1,
+                         actions=["truco"])
+    strong = _first_action([["1e", "1b", "7o"], ["4o", "5b", "6e"]], seat_to_check=0, mano=1,
+                           actions=["truco"])
+    assert weak == "no_quiero"
+    assert strong in ("retruco", "quiero")
+
+
+def test_heuristic_wins_a_baza_with_the_lowest_card_that_beats_it():
+    # Mano plays 4o; the pie holds 3e, 5c, 12b (envido 5: no envido) and must beat it cheaply.
+    assert _first_action([["4o", "6b", "7c"], ["3e", "5c", "12b"]], seat_to_check=1,
+                         actions=["play_0"], card_only=True) == "play_1"
+    # Nothing beats a 1e: throw the lowest card.
+    assert _first_action([["1e", "6b", "7c"], ["3e", "5c", "12b"]], seat_to_check=1,
+                         actions=["play_0"], card_only=True) == "play_1"
+
+
+def test_heuristic_does_not_overtake_a_winning_partner():
+    # 2v2, seat 0 mano plays 1e; seat 1 plays 4c; seat 2 (partner of 0) should play low.
+    hands = [["1e", "6b", "7c"], ["4c", "5c", "12b"], ["3e", "2o", "4b"], ["5o", "6o", "11c"]]
+    assert _first_action(hands, seat_to_check=2, players=4,
+                         actions=["play_0", "play_0"], card_only=True) == "play_2"
+
+
+def test_heuristic_strength_against_random():
+    r = head_to_head(agents.load("heuristic", seed=0), agents.load("random", seed=1),
+                     matches=200, seed=0)
+    assert r.rate > 0.85, str(r)
