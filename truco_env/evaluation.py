@@ -348,9 +348,16 @@ def has_batch(agent: Any) -> bool:
 
 
 def obs_kind(agent: Any) -> str:
-    """The observation an agent expects: ``infostate`` if its network is sized for it."""
+    """The observation an agent expects: ``infostate`` if its network is sized for it.
+
+    Raises ``ValueError`` for a network sized for neither layout (a checkpoint trained on an
+    older observation layout)."""
     size = getattr(agent, "obs_size", None) or getattr(getattr(agent, "net", None), "obs_size",
                                                        None)
+    if size is not None and size not in (COMPACT_SIZE, INFOSTATE_SIZE):
+        raise ValueError(f"{agent_name(agent)} expects observations of size {size}, but the "
+                         f"environment's are {COMPACT_SIZE} (compact) or {INFOSTATE_SIZE} "
+                         f"(infostate); was it trained on an older observation layout?")
     return "infostate" if size == INFOSTATE_SIZE else "compact"
 
 
