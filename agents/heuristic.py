@@ -7,11 +7,10 @@ player count (2, 4, 6), flor on or off, and the ``argentino`` and ``trucoshi`` p
 
 Hand strength is computed, not guessed:
 
-* :data:`HAND_WIN` (exact, built at import in ~0.1 s): for a 1v1 hand of truco ranks
-  ``r1 >= r2 >= r3`` (``truco_env.cards.TRUCO_RANK``), the probability of winning the hand
-  against a uniformly random opponent hand from the other 37 cards when the bazas pair the
-  cards best-vs-best, middle-vs-middle, worst-vs-worst (a tie of three pardas counts one half).
-  Enumerated over rank multisets with their card multiplicities, so it is exact for that model.
+* :data:`HAND_WIN`: :mod:`truco_env.strength`'s exact measure for a 1v1 hand of truco ranks
+  ``r1, r2, r3`` (the probability of winning against a uniformly random opponent hand when the
+  bazas pair the cards best-vs-best, middle-vs-middle, worst-vs-worst; three pardas count one
+  half), indexed by rank.
 * :func:`hand_win_prob`: once cards are on the table (or in team games), the bazas still to
   play are modelled independently: a baza is won when the best card of my team (the card I
   will play, plus random cards of partners still to play) beats the best of the opponents'
@@ -40,7 +39,7 @@ from math import comb
 
 import numpy as np
 
-from truco_env import core
+from truco_env import core, strength
 from truco_env.cards import ENVIDO_VALUE, NUM_CARDS, TRUCO_RANK
 from truco_env.observe import COMPACT_SIZE, POINTS_SCALE, RANK_SCALE, Encoder
 from truco_env.rules import ACTION_ID, ENVIDO_CHAIN, NUM_ACTIONS
@@ -71,62 +70,21 @@ def _rank_tables() -> tuple[np.ndarray, np.ndarray]:
 #: Truco rank of every card under every muestra (row 40: no muestra), and the rank CDFs.
 RANK_BY_MUESTRA, CDF_BY_MUESTRA = _rank_tables()
 
-# Baza outcomes from my team's side.
-WIN, LOSE, PARDA = 0, 1, 2
-
-
-def _hand_outcome(o: tuple[int, int, int]) -> float:
-    """Who wins a hand with baza outcomes ``o``: 1 mine, 0 theirs, -1 decided by the mano.
-
-    RULES.md section 2: two bazas; won 1 and parda; parda then the next decided baza; one each
-    and a parda: the winner of baza 1; three pardas: the mano.
-    """
-    a, b, c = o
-    if a == PARDA:
-        for x in (b, c):
-            if x != PARDA:
-                return 1.0 if x == WIN else 0.0
-        return -1.0
-    if b == PARDA or b == a:
-        return 1.0 if a == WIN else 0.0
-    if c == PARDA:
-        return 1.0 if a == WIN else 0.0
-    return 1.0 if c == WIN else 0.0
-
-
-_COMBOS = np.array(list(itertools.product(range(3), repeat=3)), dtype=np.int64)  # [27, 3]
-_HAND_TABLE = np.array([_hand_outcome(tuple(o)) for o in _COMBOS])
-_HAND_WIN_MINE = (_HAND_TABLE == 1.0).astype(np.float64)
-_HAND_WIN_MANO = (_HAND_TABLE == -1.0).astype(np.float64)
+# Baza outcomes from my team's side, and who wins a hand from them: read from the rules core
+# through truco_env.strength (the rule is decided once, there).
+WIN, LOSE, PARDA = strength.WIN, strength.LOSE, strength.PARDA
+_COMBOS = strength.OUTCOME_CODES                                          # [27, 3]
+_HAND_WIN_MINE = strength.OUTCOME_MINE
+_HAND_WIN_MANO = strength.OUTCOME_MANO
 
 
 def _build_hand_win() -> np.ndarray:
-    """Exact 1v1 table ``HAND_WIN[r1, r2, r3]`` (any order of the ranks) described above."""
-    tiers = list(itertools.combinations_with_replacement(range(NUM_RANKS), 3))
-    mult = np.zeros((len(tiers), NUM_RANKS), dtype=np.int64)
-    for i, t in enumerate(tiers):
-        for r in t:
-            mult[i, r] += 1
-    srt = np.sort(np.array(tiers), axis=1)[:, ::-1]               # best first
-    # Number of opponent hands with multiset j given my multiset i: prod_r C(n_r - a_r, b_r).
-    comb_tab = np.array([[comb(n, k) for k in range(4)] for n in range(5)], dtype=np.float64)
-    left = _RANK_COUNT[None, :] - mult                             # [M, R]
-    ok = (left >= 0).all(axis=1)
-    left = np.clip(left, 0, 4)
-    weight = np.ones((len(tiers), len(tiers)))
-    for r in range(NUM_RANKS):
-        weight *= comb_tab[left[:, r][:, None], mult[:, r][None, :]]
-    mine, theirs = srt[:, None, :], srt[None, :, :]
-    out = np.where(mine > theirs, WIN, np.where(mine < theirs, LOSE, PARDA))
-    code = out[..., 0] * 9 + out[..., 1] * 3 + out[..., 2]
-    value = _HAND_WIN_MINE[code] + 0.5 * _HAND_WIN_MANO[code]
-    p = (weight * value).sum(axis=1) / weight.sum(axis=1)
-    table = np.zeros((NUM_RANKS,) * 3)
-    for i, t in enumerate(tiers):
-        if ok[i]:
-            for perm in itertools.permutations(t):
-                table[perm] = p[i]
-    return table
+    """``HAND_WIN[r1, r2, r3]`` (any order of the ranks), from :func:`strength.strength_table`
+    without a muestra; zero for rank combinations that cannot be dealt."""
+    r = np.arange(NUM_RANKS)
+    grid = np.stack(np.meshgrid(r, r, r, indexing="ij"), axis=-1)        # [14, 14, 14, 3]
+    table = strength.strength_table(-1)[0][strength.rank_key(grid)]
+    return np.nan_to_num(table, nan=0.0)
 
 
 #: Exact P(win the hand) of a 1v1 hand by the truco ranks of its three cards.

@@ -14,6 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import evaluate  # noqa: E402
 from truco_env import core as C  # noqa: E402
+from truco_env import strength  # noqa: E402
 from truco_env import evaluation as E  # noqa: E402
 from truco_env.cards import NUM_CARDS, TRUCO_RANK, parse_card  # noqa: E402
 
@@ -97,7 +98,10 @@ def test_strength_brute_force_and_symmetry():
     opps = list(itertools.combinations(rest, 3))
     for o in opps:
         b = sorted(rank[list(o)], reverse=True)
-        total += E._hand_value(tuple(int(np.sign(x - y)) for x, y in zip(a, b)))
+        o = tuple(strength.WIN if x > y else strength.LOSE if x < y else strength.PARDA
+                  for x, y in zip(a, b))
+        v = strength.hand_outcome(o)
+        total += 0.5 if v < 0 else v
     s, pct = E.hand_strength("3e 2o 12c")
     assert s == pytest.approx(total / len(opps), abs=1e-12)
     assert E.hand_strength("1e 1b 7e")[0] == 1.0

@@ -158,3 +158,15 @@ def test_corrupt_record_is_a_clear_error():
         truco_env.replay(record)
     with pytest.raises(ValueError, match="record"):
         truco_env.replay({"hello": 1})
+
+
+def test_hand_outcomes_follow_the_parda_table():
+    """truco_env.strength reads the hand winner from the core: RULES.md section 2."""
+    from truco_env.strength import LOSE, PARDA, WIN, hand_outcome
+    assert hand_outcome((WIN, WIN, LOSE)) == 1.0
+    assert hand_outcome((WIN, PARDA, LOSE)) == 1.0        # won 1, parda in 2
+    assert hand_outcome((WIN, LOSE, PARDA)) == 1.0        # one each, parda: winner of 1
+    assert hand_outcome((PARDA, LOSE, WIN)) == 0.0        # parda then the next decided
+    assert hand_outcome((PARDA, PARDA, LOSE)) == 0.0
+    assert hand_outcome((PARDA, PARDA, PARDA)) == -1.0    # the mano decides
+    assert hand_outcome((LOSE, WIN, WIN)) == 1.0
