@@ -177,26 +177,25 @@ class PolicyAgent:
         return f"PolicyAgent({self.name!r}, greedy={self.greedy})"
 
 
-def from_spec(spec: str, **kwargs: Any) -> PolicyAgent:
-    """``"runs/x"``, ``"runs/x/checkpoints/latest.pt"``, optionally ``"...,greedy"``."""
-    greedy = False
-    if spec.endswith(",greedy"):
-        spec, greedy = spec[: -len(",greedy")], True
-    return PolicyAgent.load(spec, greedy=kwargs.pop("greedy", greedy), **kwargs)
+def from_spec(args: str, seed: int | None = None) -> PolicyAgent:
+    """The ``checkpoint`` factory of :func:`agents.register`: ``args`` is ``PATH`` (a run folder
+    or a checkpoint file), optionally followed by ``,greedy`` to play the argmax action."""
+    path, greedy = args.strip(), False
+    if path.endswith(",greedy"):
+        path, greedy = path[: -len(",greedy")], True
+    if not path:
+        raise ValueError("agent spec 'checkpoint:': expected checkpoint:PATH (a run folder or "
+                         "a checkpoint file)")
+    return PolicyAgent.load(path, greedy=greedy, seed=seed)
 
 
 def _register() -> None:
-    """Make ``agents.load("checkpoint:PATH")`` work once the registry exists."""
+    """Make ``agents.load("checkpoint:PATH")`` build a :class:`PolicyAgent`."""
     try:
-        import agents
-    except Exception:  # pragma: no cover
+        from agents.base import register
+    except ImportError:  # pragma: no cover - the registry is not there
         return
-    reg = getattr(agents, "register", None)
-    if reg is not None:
-        try:
-            reg("checkpoint", from_spec)
-        except ValueError:  # already registered
-            pass
+    register("checkpoint", from_spec, replace=True)
 
 
 _register()
