@@ -586,17 +586,39 @@ def load_records(paths: Sequence[str]) -> list[dict]:
 
 
 # ============================================================================ exploit report
-def write_exploit(spec: str, br: E.BestResponseResult, final: dict, cfg: E.GameConfig,
-                  folder: Path, budget: float) -> str:
+def exploit_curve(metrics_csv: Path, eval_games: int) -> list[dict]:
+    """The best response's learning curve from its training run's ``metrics.csv``."""
+    curve = []
+    with open(metrics_csv, newline="") as f:
+        for row in csv.DictReader(f):
+            point = {"seconds": float(row["time"]), "steps": int(row["global_step"]),
+                     "train_win_rate": _float(row.get("charts/train_win_rate_opponent")),
+                     "eval": bool(row.get("eval/win_rate_opponent"))}
+            if point["eval"]:
+                wr = float(row["eval/win_rate_opponent"])
+                lo, hi = E.wilson(wr, eval_games)
+                point.update(win_rate=wr, win_lo=lo, win_hi=hi)
+            curve.append(point)
+    return curve
+
+
+def _float(x: str | None) -> float:
+    try:
+        return float(x) if x not in (None, "") else float("nan")
+    except ValueError:
+        return float("nan")
+
+
+def write_exploit(spec: str, curve: list[dict], run: dict, final: dict, folder: Path,
+                  budget: float) -> str:
     plt = _plt()
     p = final["pairs"][0]
-    train = [c for c in br.curve if not c["eval"]]
-    evals = [c for c in br.curve if c["eval"]]
+    evals = [c for c in curve if c["eval"]]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     if evals:
         t = [c["seconds"] for c in evals]
         axes[0].plot(t, [c["win_rate"] for c in evals], "o-", color="tab:red",
-                     label="best response win rate (duplicate eval)")
+                     label="best response win rate (periodic eval)")
         axes[0].fill_between(t, [c["win_lo"] for c in evals], [c["win_hi"] for c in evals],
                              color="tab:red", alpha=0.2, lw=0, label="95% Wilson band")
     axes[0].axhline(0.5, color="grey", ls=":", lw=1, label="0.5: not exploitable")
@@ -605,36 +627,37 @@ def write_exploit(spec: str, br: E.BestResponseResult, final: dict, cfg: E.GameC
     axes[0].set_ylabel("match win rate against the frozen agent")
     axes[0].set_title("Best-response learning curve")
     axes[0].legend(fontsize=8)
-    if train:
-        axes[1].plot([c["steps"] for c in train], [c["train_points_per_hand"] for c in train],
-                     color="tab:purple", lw=1, label="learner net points per hand (rollouts)")
-    axes[1].axhline(0, color="grey", ls=":", lw=1)
+    axes[1].plot([c["steps"] for c in curve], [c["train_win_rate"] for c in curve],
+                 color="tab:purple", lw=1, label="learner win rate in training matches")
+    axes[1].axhline(0.5, color="grey", ls=":", lw=1)
+    axes[1].set_ylim(0, 1)
     axes[1].set_xlabel("environment steps")
-    axes[1].set_ylabel("net points per hand")
-    axes[1].set_title("Training reward")
+    axes[1].set_ylabel("match win rate")
+    axes[1].set_title("Training matches")
     axes[1].legend(fontsize=8)
     fig.suptitle(f"Exploitability probe of {spec} (lower is better for {spec})")
     fig.tight_layout()
     fig.savefig(folder / "learning_curve.png", dpi=100)
     plt.close(fig)
     write_csv(folder / "curve.csv", [{k: c.get(k) for k in ("seconds", "steps", "eval", "win_rate",
-                                                           "win_lo", "win_hi", "net_per_hand",
-                                                           "train_points_per_hand")}
-                                     for c in br.curve])
+                                                           "win_lo", "win_hi", "train_win_rate")}
+                                     for c in curve])
     write_csv(folder / "final.csv", final["pairs"])
     data = {"agent": spec, "config": final["config"], "budget_s": budget,
-            "train_seconds": round(br.seconds, 1), "train_steps": br.steps,
+            "train_seconds": run["train_seconds"], "train_steps": run["global_step"],
             "best_response_win_rate": p["win_rate"], "win_lo": p["win_lo"], "win_hi": p["win_hi"],
             "best_response_net_points_per_hand": p["net_per_hand"], "net_lo": p["net_lo"],
-            "net_hi": p["net_hi"], "final": final["pairs"], "curve": br.curve,
-            "files": ["learning_curve.png", "curve.csv", "final.csv", "best_response.pt"]}
+            "net_hi": p["net_hi"], "final": final["pairs"], "curve": curve,
+            "best_response": run["checkpoint"],
+            "files": ["learning_curve.png", "curve.csv", "final.csv", "best_response/"]}
     write_json(folder / "results.json", data)
     c = final["config"]
     md = "\n".join([
         f"# Exploitability probe: {spec}", "",
-        f"A fresh PPO best response was trained for {br.seconds:.0f} s ({br.steps:,} environment "
-        f"steps) against the frozen agent, then played {p['matches']} duplicate matches "
-        f"against it ({c['players']} players, {c['rules']}, match to {c['target']}).", "",
+        f"A fresh PPO best response was trained for {run['train_seconds']:.0f} s "
+        f"({run['global_step']:,} environment steps) against the frozen agent, then played "
+        f"{p['matches']} duplicate matches against it ({c['players']} players, {c['rules']}, "
+        f"match to {c['target']}).", "",
         "| measure | best response | 95% CI |", "|---|---:|---|",
         f"| match win rate | {_pct(p['win_rate'])} | {_pct(p['win_lo'])} – {_pct(p['win_hi'])} |",
         f"| net points per hand | {_num(p['net_per_hand'])} | {_num(p['net_lo'])} – "
@@ -644,10 +667,10 @@ def write_exploit(spec: str, br: E.BestResponseResult, final: dict, cfg: E.GameC
         f"50% and net points near 0 mean the probe found nothing to exploit in this budget.  It "
         f"is a lower bound on the true exploitability (the learner is not an exact best "
         f"response) and depends on the budget.", "",
-        "Learning curve: `learning_curve.png` (`curve.csv`); the best response is saved as "
-        "`best_response.pt` (usable as `checkpoint:PATH`).", "",
-        "The trainer is a minimal masked PPO in `truco_env.evaluation.train_best_response` "
-        "(reward: points per hand / 3; the learner plays every seat of one team)."])
+        "Learning curve: `learning_curve.png` (`curve.csv`); the best response is the training "
+        f"run `best_response/` (usable as `checkpoint:{run['checkpoint']}`).", "",
+        "The trainer is train.py's PPO with `opponent` set to the frozen agent, "
+        "`opponent_weight=1` and no self-play (the learner plays every seat of one team)."])
     (folder / "report.md").write_text(md + "\n")
     return md + "\n"
 
@@ -845,9 +868,12 @@ def cmd_exploit(argv: list[str]) -> int:
                     help="duplicate pairs of the final measurement")
     ap.add_argument("--num-envs", type=int, default=256)
     ap.add_argument("--num-steps", type=int, default=32)
-    ap.add_argument("--eval-points", type=int, default=8, help="learning-curve evaluations")
-    ap.add_argument("--eval-pairs", type=int, default=64,
-                    help="duplicate pairs per learning-curve evaluation")
+    ap.add_argument("--eval-every", type=int, default=5,
+                    help="training iterations between learning-curve evaluations")
+    ap.add_argument("--eval-games", type=int, default=128,
+                    help="matches per learning-curve evaluation")
+    ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="more train.py config overrides for the best response")
     _run_args(ap)
     _game_args(ap)
     args = ap.parse_args(argv)
@@ -857,24 +883,29 @@ def cmd_exploit(argv: list[str]) -> int:
     E.load_agent(args.spec, 0)
     folder = out_dir(args.out, "exploit")
     try:
-        import torch
-        torch.set_num_threads(max(1, args.workers or E.cpu_count()))
-    except ImportError:
-        print("error: the exploit probe needs torch", file=sys.stderr)
+        import train
+    except ImportError as exc:
+        print(f"error: the exploit probe needs train.py and torch ({exc})", file=sys.stderr)
         return 2
-    br = E.train_best_response(args.spec, budget, cfg, seed=args.seed, num_envs=args.num_envs,
-                               num_steps=args.num_steps, eval_points=args.eval_points,
-                               eval_pairs=args.eval_pairs, progress=not args.no_progress)
-    from agents.ppo_policy import save_checkpoint
-    ckpt = folder / "best_response.pt"
-    save_checkpoint(ckpt, {"model": br.net.state_dict(), "obs_size": br.net.obs_size,
-                           "num_actions": br.net.num_actions, "hidden": list(br.net.hidden),
-                           "config": {"exploit_of": args.spec, "players": cfg.players,
-                                      "rules": cfg.rules}})
-    final = run_tournament([("best_response", f"checkpoint:{ckpt}"), (args.spec, args.spec)],
+    values = {"run_name": "best_response", "runs_dir": str(folder), "seed": args.seed,
+              "players": cfg.players, "rules": cfg.rules, "target": cfg.target, "flor": cfg.flor,
+              "total_steps": 10**12, "time_budget": budget, "num_envs": args.num_envs,
+              "num_steps": args.num_steps, "self_play_frac": 0.0, "pool_weight": 0.0,
+              "heuristic_weight": 0.0, "random_weight": 0.0, "opponent": args.spec,
+              "opponent_weight": 1.0, "eval_every": args.eval_every,
+              "eval_games": args.eval_games, "final_eval_games": 0,
+              "progress": not args.no_progress, "tensorboard": False}
+    if args.workers:
+        values["threads"] = args.workers
+    values.update(train.parse_overrides(args.set))
+    run_dir = train.train(train.make_config(values))
+    run = json.loads((run_dir / "summary.json").read_text())
+    curve = exploit_curve(run_dir / "metrics.csv", args.eval_games)
+    final = run_tournament([("best_response", f"checkpoint:{run['checkpoint']}"),
+                            (args.spec, args.spec)],
                            args.eval_matches, cfg, seed=args.seed + 99, workers=args.workers,
                            progress=not args.no_progress)
-    print(write_exploit(args.spec, br, final, cfg, folder, budget))
+    print(write_exploit(args.spec, curve, run, final, folder, budget))
     print(folder)
     return 0
 

@@ -55,6 +55,8 @@ class Config:
     run_name: str = _f("default", "output folder name under runs_dir")
     seed: int = _f(1, "seed of the environment, the network and the opponent sampling")
     total_steps: int = _f(24_000_000, "environment steps to train for (all seats, all games)")
+    time_budget: float = _f(0.0, "stop after this many seconds of training (0 = no limit); "
+                                 "the learning rate then anneals over the budget")
     runs_dir: str = _f("runs", "parent folder of run folders")
     device: str = _f("auto", "learner device", choices=("auto", "cpu", "cuda"))
     threads: int = _f(0, "torch CPU threads (0 = every core)")
@@ -62,9 +64,12 @@ class Config:
     tensorboard: bool = _f(True, "write TensorBoard events next to metrics.csv")
     # --- game
     players: int = _f(2, "seats (2, 4 or 6; teams alternate seats)", choices=(2, 4, 6))
-    rules: str = _f("argentino", "rule preset", choices=("argentino", "trucoshi"))
+    rules: str = _f("argentino", "rule preset", choices=("argentino", "trucoshi", "uruguayo"))
     target: Optional[int] = _f(30, "points to win the match (null = the preset's default)")
     flor: Optional[bool] = _f(None, "play with flor (null = the preset's default)")
+    winprob_reward: float = _f(0.0, "shaping: add this times the change of the team's match "
+                                    "win potential 2*W(score)-1 (truco_env.winprob, W measured "
+                                    "from heuristic hands; 0 at the end, so it telescopes)")
     score_reward: float = _f(0.0, "shaping: add this times (points won - points conceded) / "
                                   "target to the match reward of +1/-1")
     # --- PPO
@@ -89,6 +94,11 @@ class Config:
     pool_weight: float = _f(0.6, "weight of past snapshots among the other matches")
     heuristic_weight: float = _f(0.3, "weight of the heuristic baseline among the other matches")
     random_weight: float = _f(0.1, "weight of the random baseline among the other matches")
+    opponent: str = _f("", "an extra fixed opponent, an agents.load spec (e.g. "
+                           "checkpoint:runs/x or heuristic:bluff=0.3); '' = none")
+    opponent_weight: float = _f(0.0, "weight of `opponent` among the other matches (with "
+                                     "self_play_frac=0 and the other weights 0 this trains a "
+                                     "best response: evaluate.py exploit)")
     pool_size: int = _f(8, "past snapshots kept in the pool (oldest dropped)")
     snapshot_every: int = _f(10, "iterations between snapshots added to the pool")
     pfsp_power: float = _f(1.0, "prioritised fictitious self-play: snapshot weight "
@@ -190,15 +200,20 @@ def _check(cfg: Config) -> None:
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected a positive number")
     for key in ("threads", "eval_every", "final_eval_games", "ent_coef", "vf_coef", "clip_coef",
-                "pool_weight", "heuristic_weight", "random_weight", "pfsp_power", "score_reward"):
+                "pool_weight", "heuristic_weight", "random_weight", "pfsp_power", "score_reward",
+                "winprob_reward",
+                "opponent_weight", "time_budget"):
         if getattr(cfg, key) < 0:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected >= 0")
     for key in ("gamma", "gae_lambda", "self_play_frac"):
         if not 0.0 <= getattr(cfg, key) <= 1.0:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected 0..1")
-    if cfg.self_play_frac < 1 and cfg.pool_weight + cfg.heuristic_weight + cfg.random_weight <= 0:
-        raise ConfigError("pool_weight, heuristic_weight and random_weight are all 0 while "
-                          "self_play_frac < 1: no opponent to play")
+    weights = cfg.pool_weight + cfg.heuristic_weight + cfg.random_weight + cfg.opponent_weight
+    if cfg.self_play_frac < 1 and weights <= 0:
+        raise ConfigError("pool_weight, heuristic_weight, random_weight and opponent_weight are "
+                          "all 0 while self_play_frac < 1: no opponent to play")
+    if cfg.opponent_weight > 0 and not cfg.opponent:
+        raise ConfigError("opponent_weight > 0 needs an `opponent` spec")
     if not cfg.run_name or "/" in cfg.run_name or cfg.run_name in (".", ".."):
         raise ConfigError(f"bad value run_name={cfg.run_name!r}: expected a plain folder name")
     from truco_env import get_rules
@@ -324,14 +339,15 @@ class Pool:
         cfg = self.cfg
         kinds = [("pool", cfg.pool_weight if self.snapshots else 0.0),
                  ("heuristic", cfg.heuristic_weight if "heuristic" in self.baselines else 0.0),
-                 ("random", cfg.random_weight if "random" in self.baselines else 0.0)]
+                 ("random", cfg.random_weight if "random" in self.baselines else 0.0),
+                 ("opponent", cfg.opponent_weight if "opponent" in self.baselines else 0.0)]
         w = np.array([x for _, x in kinds])
         out: list[Opponent | None] = []
         for _ in range(k):
             if w.sum() == 0 or self.rng.random() < cfg.self_play_frac:
                 out.append(None)
                 continue
-            kind = kinds[self.rng.choice(3, p=w / w.sum())][0]
+            kind = kinds[self.rng.choice(len(kinds), p=w / w.sum())][0]
             if kind != "pool":
                 out.append(self.baselines[kind])
                 continue
@@ -404,7 +420,8 @@ class Logger:
                "charts/train_win_rate_random", "charts/learner_fraction",
                "losses/value_loss", "losses/policy_loss", "losses/entropy",
                "losses/old_approx_kl", "losses/approx_kl", "losses/clipfrac",
-               "losses/explained_variance", "eval/win_rate_random", "eval/win_rate_heuristic")
+               "losses/explained_variance", "eval/win_rate_random", "eval/win_rate_heuristic",
+               "charts/train_win_rate_opponent", "eval/win_rate_opponent")
 
     def __init__(self, run_dir: Path, cfg: Config, resume: bool):
         self.path = run_dir / "metrics.csv"
@@ -441,6 +458,29 @@ class Logger:
 
 
 # ============================================================================ training
+def win_potential(cfg: Config, heuristic, hands: int = 4096) -> np.ndarray:
+    """``2 * W[a, b] - 1``: the win-probability table (:mod:`truco_env.winprob`) of a side with
+    ``a`` points against ``b``, from the points of ``hands`` heuristic-vs-heuristic hands."""
+    from truco_env import VectorTrucoEnv
+    from truco_env.winprob import hand_points_distribution, win_probability_table
+    venv = VectorTrucoEnv(256, players=cfg.players, rules=cfg.rules, target=cfg.target,
+                          flor=cfg.flor, episode="hand", check_actions=False, seed=cfg.seed + 17)
+    obs, info = venv.reset()
+    prev = np.zeros((256, 2), np.int64)
+    points = []
+    while len(points) < hands:
+        act = (heuristic.act_batch(obs["observation"], obs["action_mask"]) if heuristic
+               else (np.random.default_rng(0).random(obs["action_mask"].shape)
+                     + obs["action_mask"]).argmax(1))
+        obs, _, dones, info = venv.step(act)
+        G = np.flatnonzero(dones)
+        points.extend((info["score"][G] - prev[G]).tolist())
+        prev[G] = info["score"][G]
+        prev[G[info["winner"][G] >= 0]] = 0
+    W = win_probability_table(venv.rules.target, hand_points_distribution(np.array(points)))
+    return 2.0 * W - 1.0
+
+
 def pick_device(name: str):
     import torch
     if name == "auto":
@@ -488,6 +528,12 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     baselines = {"heuristic": load_baseline("heuristic", cfg.seed),
                  "random": load_baseline("random", cfg.seed)}
+    if cfg.opponent:
+        import agents
+        try:
+            baselines["opponent"] = agents.load(cfg.opponent, seed=cfg.seed)
+        except (ValueError, OSError) as exc:
+            raise ConfigError(f"bad value opponent={cfg.opponent!r}: {exc}") from None
     for name, agent in baselines.items():
         if agent is None:
             print(f"warning: training and evaluating without the {name} baseline",
@@ -543,6 +589,8 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     learner_team = rng.integers(0, 2, N)
     seat_team = np.arange(P) % 2
     prev_score = np.zeros((N, 2), np.int64)
+    prev_phi = np.zeros((N, 2))
+    potential = win_potential(cfg, baselines.get("heuristic")) if cfg.winprob_reward else None
     step_in_match = np.zeros(N, np.int64)
 
     start_step, start_time = global_step, time.time()
@@ -553,9 +601,15 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         bar = tqdm(total=cfg.total_steps, initial=min(global_step, cfg.total_steps),
                    unit="step", unit_scale=True, dynamic_ncols=True)
 
-    while global_step < cfg.total_steps:
+    def finished() -> bool:
+        return global_step >= cfg.total_steps or (
+            cfg.time_budget > 0 and time.time() - start_time >= cfg.time_budget)
+
+    while not finished():
         iteration += 1
         frac = 1.0 - (global_step / cfg.total_steps)
+        if cfg.time_budget > 0:
+            frac = min(frac, 1.0 - (time.time() - start_time) / cfg.time_budget)
         lr = cfg.learning_rate * frac if cfg.anneal_lr else cfg.learning_rate
         optimizer.param_groups[0]["lr"] = lr
         t_rollout = time.time()
@@ -565,7 +619,8 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         ptr, starts = 0, []
         last[:] = -1
         match_len = []
-        results: dict[str, list[float]] = {"pool": [], "heuristic": [], "random": []}
+        results: dict[str, list[float]] = {"pool": [], "heuristic": [], "random": [],
+                                           "opponent": []}
 
         # ---------------------------------------------------------------- rollout
         for _ in range(cfg.num_steps):
@@ -602,11 +657,19 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
             obs, rewards, dones, info = venv.step(actions)
             step_in_match += 1
 
-            if cfg.score_reward:  # (points won - conceded) / target, to every seat of a team
-                delta = info["score"] - prev_score
-                prev_score[:] = info["score"]
-                prev_score[dones] = 0
+            if cfg.score_reward or cfg.winprob_reward:  # shaping, to every seat of a team
+                score = info["score"]
+                delta = score - prev_score
                 team_gain = cfg.score_reward * (delta - delta[:, ::-1]) / target
+                if cfg.winprob_reward:
+                    s_ = np.minimum(score, target - 1)
+                    phi = np.stack([potential[s_[:, 0], s_[:, 1]],
+                                    potential[s_[:, 1], s_[:, 0]]], axis=1)
+                    phi[dones] = 0.0      # the match reward takes over: the sum telescopes
+                    team_gain = team_gain + cfg.winprob_reward * (phi - prev_phi)
+                    prev_phi[:] = phi
+                prev_score[:] = score
+                prev_score[dones] = 0
                 rewards = rewards + team_gain[:, seat_team]
             pending = last >= 0
             credit = pending & (rewards != 0)
@@ -730,7 +793,7 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                "losses/explained_variance": explained_var}
         for k, v in results.items():
             row[f"charts/train_win_rate_{k}"] = float(np.mean(v)) if v else float("nan")
-        done_training = global_step >= cfg.total_steps
+        done_training = finished()
         if cfg.eval_every and iteration % cfg.eval_every == 0 and not done_training:
             net.eval()
             for name, opp in pool.baselines.items():

@@ -256,7 +256,7 @@ def test_probe_prints_probabilities(capsys):
 def test_exploit_end_to_end(tmp_path, capsys):
     out = tmp_path / "x"
     rc = evaluate.main(["exploit", "random", "--budget", "3s", "--eval-matches", "8",
-                        "--eval-points", "2", "--eval-pairs", "4", "--num-envs", "32",
+                        "--eval-every", "1", "--eval-games", "8", "--num-envs", "32",
                         "--num-steps", "16", "--workers", "1", "--out", str(out),
                         "--no-progress"])
     assert rc == 0
@@ -264,8 +264,9 @@ def test_exploit_end_to_end(tmp_path, capsys):
     data = json.loads((out / "results.json").read_text())
     assert 0 <= data["win_lo"] <= data["best_response_win_rate"] <= data["win_hi"] <= 1
     assert data["train_steps"] > 0 and any(c["eval"] for c in data["curve"])
-    for f in ("report.md", "learning_curve.png", "curve.csv", "best_response.pt"):
+    for f in ("report.md", "learning_curve.png", "curve.csv"):
         assert (out / f).is_file()
+    assert (out / "best_response" / "checkpoints" / "latest.pt").is_file()
     assert "Lower is better" in (out / "report.md").read_text()
 
 

@@ -120,7 +120,7 @@ def test_overrides_are_typed_and_dotted_yaml_sections_are_rejected(tmp_path):
 def test_every_shipped_config_is_valid():
     configs = sorted((ROOT / "configs").glob("*.yaml"))
     names = {p.stem for p in configs}
-    assert {"default", "flor", "2v2", "3v3", "trucoshi", "strong"} <= names
+    assert {"default", "flor", "2v2", "3v3", "trucoshi", "uruguayo", "strong"} <= names
     for path in configs:
         raw = train.read_yaml(path)
         for key in ("total_steps", "seed", "run_name"):
