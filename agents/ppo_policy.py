@@ -1,8 +1,10 @@
 """A PPO policy: the network trained by ``train.py``, its checkpoints, and a player over it.
 
->>> agent = PolicyAgent.load("runs/default")            # a run folder or a checkpoint file
->>> action = agent.act(obs_dict, view)                   # one game
->>> actions = agent.act_batch(obs[N, D], mask[N, A])     # N games at once
+Usage (not run as a doctest: it needs a trained run)::
+
+    agent = PolicyAgent.load("runs/default")            # a run folder or a checkpoint file
+    action = agent.act(obs_dict, view)                   # one game
+    actions = agent.act_batch(obs, mask)                 # N games at once: [N, D], [N, A]
 
 ``agents.load("checkpoint:runs/default")`` gives the same agent (registered on import of
 :mod:`agents`).  A checkpoint is one ``torch.save`` dict (see :func:`save_checkpoint`), written
