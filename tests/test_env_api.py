@@ -151,3 +151,13 @@ def test_unopposed_flor_keeps_points_private():
     assert env.infos["player_0"]["score"] == [3, 0]
     assert env.unwrapped.view("player_1")["envido_points"] == {}
     assert env.agent_selection == "player_0", "the singer keeps his turn"
+
+
+def test_render_from_a_seat_hides_the_other_hands():
+    env = truco_env.env(render_mode="ansi")
+    env.reset(seed=0, options={"hands": [["7c", "6c", "4b"], ["1e", "2o", "5o"]]})
+    env.unwrapped.render_seat = 0
+    text = env.render()
+    assert "7c 6c 4b" in text and "1e" not in text and "?? ?? ??" in text
+    env.unwrapped.render_seat = None
+    assert "1e 2o 5o" in env.render()

@@ -140,6 +140,8 @@ class raw_env(AECEnv):
         self._seat = np.zeros(1, dtype=np.int32)
         self._action = np.zeros(1, dtype=np.int32)
         self._seed = None
+        #: Seat whose cards ``render()`` shows (``None``: a spectator sees every hand).
+        self.render_seat: int | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -246,7 +248,7 @@ class raw_env(AECEnv):
             warnings.warn("render() called without render_mode; use render_mode='ansi' or "
                           "'human'", stacklevel=2)
             return None
-        text = render_text(self.game, 0)
+        text = render_text(self.game, 0, self.render_seat)
         if self.render_mode == "human":
             print(text)
             return None
@@ -329,7 +331,8 @@ def score_text(score: int, target: int, buenas: bool) -> str:
     return f"{score} (malas)" if score <= half else f"{score} (buenas {score - half})"
 
 
-def render_text(game: Matches, g: int) -> str:
+def render_text(game: Matches, g: int, seat: int | None = None) -> str:
+    """The hand as text; with ``seat``, the other players' unplayed cards are hidden."""
     S = game.S
     P = game.players
     rules = game.rules
@@ -343,9 +346,11 @@ def render_text(game: Matches, g: int) -> str:
     lines.append(f"Hand {v['hand_number']} · mano player_{v['mano']} · {level}"
                  + (f" · muestra {v['muestra']}" if v["muestra"] else ""))
     for p in range(P):
-        cards = [card_str(S[g, C.HAND + 3 * p + k]) + ("*" if S[g, C.PLAYED + 3 * p + k] >= 0 else "")
-                 for k in range(3)]
-        lines.append(f"  player_{p}: {' '.join(cards)}   envido {int(S[g, C.ENVPTS + p])}")
+        shown = seat is None or p == seat
+        cards = [card_str(S[g, C.HAND + 3 * p + k]) + "*" if S[g, C.PLAYED + 3 * p + k] >= 0
+                 else (card_str(S[g, C.HAND + 3 * p + k]) if shown else "??") for k in range(3)]
+        envido = f"   envido {int(S[g, C.ENVPTS + p])}" if shown else ""
+        lines.append(f"  player_{p}: {' '.join(cards)}{envido}")
     for b, row in enumerate(v["table"]):
         res = v["baza_results"][b]
         res_s = "" if res is None else (" -> parda" if res == "parda" else f" -> team {res}")

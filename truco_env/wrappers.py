@@ -71,6 +71,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"bad value seat={seat!r}; expected a seat in 0..{players - 1}")
         self.seat = int(seat)
         self.agent = self.aec.possible_agents[self.seat]
+        self.aec.render_seat = self.seat       # render the learner's view, not every hand
         self.illegal = illegal
         self.render_mode = render_mode
         self.bots = self._make_bots(opponent, partner)
