@@ -170,3 +170,11 @@ def test_hand_outcomes_follow_the_parda_table():
     assert hand_outcome((PARDA, PARDA, LOSE)) == 0.0
     assert hand_outcome((PARDA, PARDA, PARDA)) == -1.0    # the mano decides
     assert hand_outcome((LOSE, WIN, WIN)) == 1.0
+
+
+def test_record_names_the_agents_by_seat():
+    env = truco_env.env()
+    env.reset(seed=0)
+    assert env.unwrapped.record(agents=["heuristic", "random"])["agents"] == ["heuristic", "random"]
+    with pytest.raises(ValueError, match="agents"):
+        env.unwrapped.record(agents=["one"])

@@ -238,9 +238,19 @@ class raw_env(AECEnv):
         seat = self.agent_name_mapping[agent]
         return decode_view(self.game, 0, seat)
 
-    def record(self) -> dict:
-        """A JSON-serialisable record of the episode so far (see :func:`truco_env.replay`)."""
-        return self.game.record(seed=self._seed)
+    def record(self, agents: list[str] | None = None) -> dict:
+        """A JSON-serialisable record of the episode so far (see :func:`truco_env.replay`).
+
+        ``agents`` (one name per seat, e.g. agent specs) is stored as ``record["agents"]`` so
+        that analyses of saved records (``evaluate.py bluff --records``) know who sat where.
+        """
+        rec = self.game.record(seed=self._seed)
+        if agents is not None:
+            if len(agents) != self.players:
+                raise ValueError(f"bad value agents={agents!r}: expected {self.players} names, "
+                                 f"one per seat")
+            rec["agents"] = [str(a) for a in agents]
+        return rec
 
     # ------------------------------------------------------------------ render
     def render(self) -> str | None:
