@@ -54,7 +54,7 @@ class Config:
     # --- run
     run_name: str = _f("default", "output folder name under runs_dir")
     seed: int = _f(1, "seed of the environment, the network and the opponent sampling")
-    total_steps: int = _f(24_000_000, "environment steps to train for (all seats, all games)")
+    total_steps: int = _f(30_000_000, "environment steps to train for (all seats, all games)")
     time_budget: float = _f(0.0, "stop after this many seconds of training (0 = no limit); "
                                  "the learning rate then anneals over the budget")
     runs_dir: str = _f("runs", "parent folder of run folders")
@@ -67,7 +67,7 @@ class Config:
     rules: str = _f("argentino", "rule preset", choices=("argentino", "trucoshi", "uruguayo"))
     target: Optional[int] = _f(30, "points to win the match (null = the preset's default)")
     flor: Optional[bool] = _f(None, "play with flor (null = the preset's default)")
-    winprob_reward: float = _f(0.0, "shaping: add this times the change of the team's match "
+    winprob_reward: float = _f(1.0, "shaping: add this times the change of the team's match "
                                     "win potential 2*W(score)-1 (truco_env.winprob, W measured "
                                     "from heuristic hands; 0 at the end, so it telescopes)")
     score_reward: float = _f(0.0, "shaping: add this times (points won - points conceded) / "
@@ -90,9 +90,9 @@ class Config:
     max_grad_norm: float = _f(0.5, "gradient norm clip")
     target_kl: Optional[float] = _f(None, "stop the epoch loop early above this KL (null = off)")
     # --- opponents
-    self_play_frac: float = _f(0.5, "fraction of matches where every seat is the learner")
-    pool_weight: float = _f(0.6, "weight of past snapshots among the other matches")
-    heuristic_weight: float = _f(0.3, "weight of the heuristic baseline among the other matches")
+    self_play_frac: float = _f(0.3, "fraction of matches where every seat is the learner")
+    pool_weight: float = _f(0.3, "weight of past snapshots among the other matches")
+    heuristic_weight: float = _f(0.6, "weight of the heuristic baseline among the other matches")
     random_weight: float = _f(0.1, "weight of the random baseline among the other matches")
     opponent: str = _f("", "an extra fixed opponent, an agents.load spec (e.g. "
                            "checkpoint:runs/x or heuristic:bluff=0.3); '' = none")
