@@ -278,40 +278,40 @@ def plot_tournament(res: dict, folder: Path) -> list[str]:
     files.append("win_matrix.png")
 
     rt = res["ratings"]
-    fig, ax = plt.subplots(figsize=(7, 0.5 * K + 2))
-    y = np.arange(len(rt))[::-1]
-    elo = np.array([r["elo"] for r in rt])
-    err = np.array([[r["elo"] - r["elo_lo"] for r in rt], [r["elo_hi"] - r["elo"] for r in rt]])
-    ax.errorbar(elo, y, xerr=np.maximum(err, 0), fmt="o", capsize=4, color="tab:blue",
-                label="Elo (Bradley-Terry) with 95% bootstrap interval")
-    ax.set_yticks(y, [r["agent"] for r in rt])
-    ax.axvline(E.ELO_MEAN, color="grey", lw=0.8, ls=":")
-    ax.set_xlabel("Elo rating (mean 1500)")
-    ax.set_title("Ratings fitted on every match")
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(folder / "ratings.png", dpi=110)
-    plt.close(fig)
+    _interval_chart(plt, folder / "ratings.png", [r["agent"] for r in rt],
+                    [r["elo"] for r in rt], [r["elo_lo"] for r in rt], [r["elo_hi"] for r in rt],
+                    ref=E.ELO_MEAN, marker="o", color="tab:blue",
+                    label="Elo (Bradley-Terry) with 95% bootstrap interval",
+                    xlabel="Elo rating (mean 1500)", title="Ratings fitted on every match")
     files.append("ratings.png")
 
     pr = res["pairs"]
-    fig, ax = plt.subplots(figsize=(7, 0.5 * len(pr) + 2))
-    y = np.arange(len(pr))[::-1]
-    net = np.array([p["net_per_hand"] for p in pr])
-    err = np.array([[p["net_per_hand"] - p["net_lo"] for p in pr],
-                    [p["net_hi"] - p["net_per_hand"] for p in pr]])
-    ax.errorbar(net, y, xerr=np.nan_to_num(np.maximum(err, 0)), fmt="s", capsize=4,
-                color="tab:green", label="A's net points per hand, 95% CI")
-    ax.axvline(0, color="grey", lw=0.8)
-    ax.set_yticks(y, [f"{p['a']} vs {p['b']}" for p in pr])
-    ax.set_xlabel("points per hand won by A minus points won by B")
-    ax.set_title("Net points per hand (duplicate pairs)")
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(folder / "points_per_hand.png", dpi=110)
-    plt.close(fig)
+    _interval_chart(plt, folder / "points_per_hand.png", [f"{p['a']} vs {p['b']}" for p in pr],
+                    [p["net_per_hand"] for p in pr], [p["net_lo"] for p in pr],
+                    [p["net_hi"] for p in pr], ref=0.0, marker="s", color="tab:green",
+                    label="A's net points per hand, 95% CI",
+                    xlabel="points per hand won by A minus points won by B",
+                    title="Net points per hand (duplicate pairs)")
     files.append("points_per_hand.png")
     return files
+
+
+def _interval_chart(plt, path: Path, names: Sequence[str], value, lo, hi, *, ref: float,
+                    marker: str, color: str, label: str, xlabel: str, title: str) -> None:
+    """One row per item: a point with its 95% interval, and a reference line."""
+    value, lo, hi = (np.asarray(x, dtype=float) for x in (value, lo, hi))
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(names) + 2))
+    y = np.arange(len(names))[::-1]
+    err = np.nan_to_num(np.maximum(np.stack([value - lo, hi - value]), 0))
+    ax.errorbar(value, y, xerr=err, fmt=marker, capsize=4, color=color, label=label)
+    ax.axvline(ref, color="grey", lw=0.8, ls=":")
+    ax.set_yticks(y, list(names))
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def write_tournament(res: dict, folder: Path) -> str:

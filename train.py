@@ -726,7 +726,6 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         ret = adv + b_val[:B]
 
         # ---------------------------------------------------------------- PPO update
-        t_update = time.time()
         T_obs = torch.from_numpy(b_obs[:B]).to(device)
         T_mask = torch.from_numpy(b_mask[:B]).to(device)
         T_act = torch.from_numpy(b_act[:B]).to(device)
@@ -770,7 +769,6 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                 optimizer.step()
             if cfg.target_kl is not None and approx_kl > cfg.target_kl:
                 break
-        update_time = time.time() - t_update
         var_y = np.var(ret)
         explained_var = float("nan") if var_y == 0 else float(1 - np.var(ret - b_val[:B]) / var_y)
 

@@ -34,13 +34,11 @@ Decisions (thresholds are class constants, documented where they are defined):
 """
 from __future__ import annotations
 
-import itertools
-from math import comb
 
 import numpy as np
 
 from truco_env import core, strength
-from truco_env.cards import ENVIDO_VALUE, NUM_CARDS, TRUCO_RANK
+from truco_env.cards import NUM_CARDS, TRUCO_RANK
 from truco_env.observe import COMPACT_SIZE, POINTS_SCALE, RANK_SCALE, Encoder
 from truco_env.rules import ACTION_ID, ENVIDO_CHAIN, NUM_ACTIONS
 
@@ -92,22 +90,8 @@ HAND_WIN = _build_hand_win()
 HAND_WIN.setflags(write=False)
 
 
-def _points_distributions() -> tuple[np.ndarray, np.ndarray]:
-    """Exact distributions over all 9880 hands: envido points (0..33), flor points (20..38)."""
-    hands = np.array(list(itertools.combinations(range(NUM_CARDS), 3)))
-    suit = hands // 10
-    val = ENVIDO_VALUE[hands].astype(np.int64)
-    env = val.max(axis=1)
-    for i, j in ((0, 1), (0, 2), (1, 2)):
-        pair = np.where(suit[:, i] == suit[:, j], 20 + val[:, i] + val[:, j], -1)
-        env = np.maximum(env, pair)
-    flor_mask = (suit[:, 0] == suit[:, 1]) & (suit[:, 1] == suit[:, 2])
-    flor = 20 + val[flor_mask].sum(axis=1)
-    return (np.bincount(env, minlength=34) / len(hands),
-            np.bincount(flor, minlength=39) / flor_mask.sum())
-
-
-ENVIDO_PMF, FLOR_PMF = _points_distributions()
+#: Exact envido / flor point distributions of a random hand (from the rules core).
+ENVIDO_PMF, FLOR_PMF = strength.points_distributions()
 
 
 def _contest_table(pmf: np.ndarray, max_m: int = 3) -> np.ndarray:

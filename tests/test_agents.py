@@ -10,7 +10,7 @@ import agents
 import truco_env
 from agents.arena import head_to_head
 from agents.heuristic import ENVIDO_PMF, HAND_WIN, HeuristicAgent, _RANK_COUNT
-from truco_env.cards import envido_points
+from truco_env.game import evaluate_hand
 from truco_env.rules import ACTION_ID, ACTIONS
 
 CONFIGS = [
@@ -170,7 +170,7 @@ def test_envido_distribution_matches_cards_module():
     rng = np.random.default_rng(0)
     counts = np.zeros(34)
     for _ in range(3000):
-        counts[envido_points(list(rng.choice(40, 3, replace=False)))] += 1
+        counts[evaluate_hand([truco_env.card_str(c) for c in rng.choice(40, 3, replace=False)])["envido"]] += 1
     assert ENVIDO_PMF.sum() == pytest.approx(1.0)
     assert np.abs(counts / 3000 - ENVIDO_PMF).max() < 0.02
 

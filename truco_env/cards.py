@@ -1,5 +1,8 @@
 """Spanish 40-card deck: card ids, parsing and the base rank/envido tables.
 
+Hand values (envido, flor, piezas) are computed by the rules core only:
+:func:`truco_env.core.hand_points`, :func:`truco_env.game.evaluate_hand`.
+
 A card id is ``suit * 10 + index`` where suits are ``e b o c`` (espada, basto, oro, copa) and
 ``index`` runs over the numbers ``1 2 3 4 5 6 7 10 11 12``. So ``1e`` is 0, ``12c`` is 39.
 
@@ -82,24 +85,3 @@ TRUCO_RANK.setflags(write=False)
 #: Envido value of a card: its number for 1-7, zero for 10, 11, 12.
 ENVIDO_VALUE = np.array([n if n <= 7 else 0 for _ in SUITS for n in NUMBERS], dtype=np.int8)
 ENVIDO_VALUE.setflags(write=False)
-
-
-def envido_points(cards: Sequence[int]) -> int:
-    """Envido of a hand (argentino): 20 + best two of a suit, else the highest single value.
-
-    >>> envido_points(parse_cards("7c 6c 4b")), envido_points(parse_cards("1e 2o 5o"))
-    (33, 27)
-    """
-    best = max(int(ENVIDO_VALUE[c]) for c in cards)
-    for s in range(4):
-        vals = sorted((int(ENVIDO_VALUE[c]) for c in cards if card_suit(c) == s), reverse=True)
-        if len(vals) >= 2:
-            best = max(best, 20 + vals[0] + vals[1])
-    return best
-
-
-def flor_points(cards: Sequence[int]) -> int:
-    """Flor value (20 + the three values) or -1 when the three cards are not of one suit."""
-    if len({card_suit(c) for c in cards}) != 1:
-        return -1
-    return 20 + sum(int(ENVIDO_VALUE[c]) for c in cards)

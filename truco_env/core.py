@@ -23,7 +23,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cards import ENVIDO_VALUE, NUM_CARDS, TRUCO_RANK
+from .cards import ENVIDO_VALUE, TRUCO_RANK
 from .rules import (
     K_ACHICO, K_BUENAS, K_CF_NQ, K_CF_Q, K_FALTA, K_FLOR, K_FLOR_EACH, K_FLOR_PTS, K_FLOR_VS,
     K_MUESTRA, K_PIEZA_ENV, K_RESTO, K_RESTO_NQ, K_TARGET, NUM_ACTIONS,
@@ -196,6 +196,27 @@ def _hand_values(S, K, g):
             S[g, FLORPTS + p] = flor_sum
         else:
             S[g, FLORPTS + p] = -1
+
+
+@nb.njit(cache=True)
+def _hand_values_batch(S, K):
+    for g in range(S.shape[0]):
+        _hand_values(S, K, g)
+
+
+def hand_points(hands: np.ndarray, tables: dict, muestra: int = -1
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Truco ranks ``[n, 3]``, envido ``[n]`` and flor ``[n]`` (-1 = none) of ``hands[n, 3]``.
+
+    The same kernel as the deal, so every table of hand values (strength tables, the heuristic's
+    envido odds, :func:`truco_env.game.evaluate_hand`) agrees with the rules.
+    """
+    hands = np.asarray(hands, dtype=np.int32).reshape(-1, 3)
+    S = new_state(len(hands), 1)
+    S[:, HAND:HAND + 3] = hands
+    S[:, MUESTRA] = muestra
+    _hand_values_batch(S, tables["knobs"])
+    return S[:, HRANK:HRANK + 3].copy(), S[:, ENVPTS].copy(), S[:, FLORPTS].copy()
 
 
 @nb.njit(cache=True)
@@ -496,7 +517,6 @@ def legal_mask(S: np.ndarray, tables: dict, out: np.ndarray | None = None) -> np
 @nb.njit(cache=True)
 def _hand_winner(S, g):
     """Team that has won the hand from the finished bazas, or -1 while undecided."""
-    P = S[g, NPLAYERS]
     nb_ = S[g, BAZA] + 1
     wins0 = 0
     wins1 = 0

@@ -46,19 +46,16 @@ hands) defines an envido bluff, the top third (>= :data:`ENVIDO_HIGH`) envido sl
 """
 from __future__ import annotations
 
-import itertools
 import math
 import os
-import time
 from dataclasses import dataclass, field
-from math import comb
 from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from . import core as C
-from .cards import NUM_CARDS, TRUCO_RANK, envido_points, parse_card
+from .cards import NUM_CARDS, parse_card
 from .observe import COMPACT_SIZE, INFOSTATE_SIZE, Encoder
 from .rules import ACTION_ID, ACTIONS, NUM_ACTIONS, RuleSet, get_rules
 
@@ -202,12 +199,12 @@ def bootstrap_ratings(pair_wins: dict[tuple[int, int], np.ndarray], k: int, reps
 # ============================================================================ hand strength
 
 # The measure lives in truco_env.strength (shared with the heuristic agent).
-from .strength import R_ALL, card_ranks, hand_strength, rank_key, strength_table  # noqa: E402
+from .strength import (R_ALL, card_ranks, hand_strength, points_distributions,  # noqa: E402
+                       rank_key, strength_table)
 
 
 def _envido_terciles() -> tuple[int, int]:
-    pts = np.array([envido_points(h) for h in itertools.combinations(range(NUM_CARDS), 3)])
-    cdf = np.array([(pts <= v).mean() for v in range(34)])
+    cdf = np.cumsum(points_distributions()[0])
     return int(np.argmax(cdf >= 1 / 3)), int(np.argmax(cdf >= 2 / 3)) + 1
 
 

@@ -280,12 +280,6 @@ def evaluate_hand(cards: Sequence[str] | str, muestra: str | None = None,
     m = parse_card(muestra) if muestra is not None else None
     if m is not None and m in ids:
         raise ValueError(f"bad muestra {muestra!r}: it is also in the hand")
-    rest = [c for c in range(NUM_CARDS) if c not in ids and c != m]
-    if rules.muestra and m is None:
-        m = rest.pop(0)
-    deck = ids + rest[:3] + ([m] if m is not None else []) + rest[3:]
-    S = C.new_state(1, 2)
-    C.start_hand(S, rules.tables(), np.array([0]), np.array([deck]), np.array([0]))
-    flor = int(S[0, C.FLORPTS])
-    return {"ranks": [int(r) for r in S[0, C.HRANK:C.HRANK + 3]],
-            "envido": int(S[0, C.ENVPTS]), "flor": flor if flor >= 0 else None}
+    ranks, envido, flor = C.hand_points([ids], rules.tables(), -1 if m is None else m)
+    return {"ranks": [int(r) for r in ranks[0]], "envido": int(envido[0]),
+            "flor": int(flor[0]) if flor[0] >= 0 else None}

@@ -126,6 +126,19 @@ def rank_key(ranks: np.ndarray) -> np.ndarray:
     return r[..., 0] * R_ALL * R_ALL + r[..., 1] * R_ALL + r[..., 2]
 
 
+#: Every hand of 3 distinct cards (9880 rows), for exact distributions over dealt hands.
+ALL_HANDS = np.array(list(itertools.combinations(range(NUM_CARDS), 3)), dtype=np.int32)
+
+
+def points_distributions() -> tuple[np.ndarray, np.ndarray]:
+    """Exact distributions over all 9880 hands (argentino, from the rules core): envido points
+    ``pmf[0..33]`` and, among hands with flor, flor points ``pmf[0..38]``."""
+    from .rules import get_rules
+    _, envido, flor = C.hand_points(ALL_HANDS, get_rules("argentino").tables())
+    return (np.bincount(envido, minlength=34) / len(ALL_HANDS),
+            np.bincount(flor[flor >= 0], minlength=39) / (flor >= 0).sum())
+
+
 def hand_strength(cards: Sequence[str] | str, muestra: str | None = None) -> tuple[float, float]:
     """``(strength, percentile)`` of a hand given as card strings."""
     ids = [parse_card(c) for c in (cards.split() if isinstance(cards, str) else cards)]
