@@ -3,10 +3,15 @@
 ``agents.load(spec, seed)`` builds one from a string: ``random``, ``heuristic``
 (``heuristic:bluff=0.2,aggression=0.5``), ``human``, ``checkpoint:PATH`` (registered by the
 training code with :func:`agents.register`).  See :mod:`agents.base` for the interface.
+
+Importing :mod:`agents` registers the Gymnasium id ``truco_env/Truco-v0`` (one seat learns, the
+others are agents: :class:`agents.single_agent.SingleAgentEnv`).
 """
 from .base import Agent, RandomAgent, known_specs, load, parse_params, register, sample_legal
 from .heuristic import HeuristicAgent, _heuristic_factory
 from .human import HumanAgent, _human_factory
+
+from . import single_agent  # noqa: E402,F401  (registers the Gymnasium id truco_env/Truco-v0)
 
 register("heuristic", _heuristic_factory)
 register("human", _human_factory)

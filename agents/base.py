@@ -31,6 +31,14 @@ class Agent:
 
     #: Short name used in tables and logs.
     name: str = "agent"
+    #: The encoder the agent reads (``truco_env.observe``): ``"compact"`` or ``"infostate"``.
+    observation: str = "compact"
+
+    @property
+    def batched(self) -> bool:
+        """Whether :meth:`act_batch` is implemented (then :func:`truco_env.loop.play` asks for
+        many decisions at once, from the observation alone)."""
+        return type(self).act_batch is not Agent.act_batch
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)

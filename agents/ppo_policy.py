@@ -22,6 +22,10 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from truco_env.observe import INFOSTATE_SIZE
+
+from .base import Agent
+
 #: Bumped when the checkpoint layout changes; older files are refused with a clear error.
 CHECKPOINT_FORMAT = "truco_env.ppo/1"
 LATEST = "latest.pt"
@@ -136,26 +140,35 @@ def net_from_checkpoint(ckpt: dict, obs_size: int | None = None,
 
 
 # ---------------------------------------------------------------------------- the player
-class PolicyAgent:
-    """Plays a trained policy: samples from it (``greedy=False``) or takes its best action."""
+class PolicyAgent(Agent):
+    """Plays a trained policy: samples from it (``greedy=False``) or takes its best action.
+
+    An :class:`agents.Agent`: batched, reads the encoder its network was trained on
+    (``observation``: ``"compact"`` or ``"infostate"``, from the network's input size).
+    """
 
     def __init__(self, net: PolicyNet, greedy: bool = False, seed: int | None = None,
                  name: str = "checkpoint"):
+        super().__init__(seed)
         self.net = net.eval()
         self.greedy = greedy
         self.name = name
-        self.gen = torch.Generator().manual_seed(
-            seed if seed is not None else int(np.random.SeedSequence().entropy % 2**63))
+        self.obs_size = net.obs_size
+        self.observation = "infostate" if net.obs_size == INFOSTATE_SIZE else "compact"
+        self.gen = torch.Generator()
+        self.reseed(seed)
+
+    def reseed(self, seed: int | None) -> None:
+        """Restart the policy's sampling stream (``None``: fresh entropy)."""
+        super().reseed(seed)
+        self.gen.manual_seed(seed if seed is not None
+                             else int(np.random.SeedSequence().entropy % 2**63))
 
     @classmethod
     def load(cls, path: str | os.PathLike, greedy: bool = False,
              seed: int | None = None) -> "PolicyAgent":
         ckpt = load_checkpoint(path)
         return cls(net_from_checkpoint(ckpt), greedy=greedy, seed=seed, name=f"checkpoint:{path}")
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.gen.manual_seed(seed)
 
     @torch.no_grad()
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -117,9 +117,9 @@ def test_no_information_leak_swapping_hidden_cards(kind, players):
                     if S[0, C.PLAYED + 3 * p + k] < 0:
                         S[0, C.HAND + 3 * p + k] = unused.pop()
                         S[0, C.HRANK + 3 * p + k] = rng.integers(0, 14)
-                S[0, C.ENVPTS + p] = rng.integers(0, 34)
+                S[0, C.ENVIDO_PTS + p] = rng.integers(0, 34)
                 if S[0, C.SUNG + p] == 0 and S[0, C.PUBLIC + p] < 0:
-                    S[0, C.FLORPTS + p] = -1 if rng.random() < .5 else rng.integers(20, 39)
+                    S[0, C.FLOR_PTS + p] = -1 if rng.random() < .5 else rng.integers(20, 39)
             after = raw.observe(f"player_{observer}")["observation"]
             assert np.array_equal(before, after)
             assert raw.view(f"player_{observer}") == view_before

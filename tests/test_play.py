@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from truco_env.play import main
+from agents.play import main
 
 
 class Script:
@@ -48,7 +48,7 @@ def test_full_match_1v1():
     assert main(["--seed", "3", "--target", "9", "--opponent", "random"], s.input, s.print) == 0
     text = s.text
     assert re.search(r"You (win|lose) the match \d+-\d+\.", text)
-    assert "--- Hand 1 over ---" in text
+    assert "--- Hand 1 over (" in text
     assert re.search(r"baza 1: .*-> (parda|team [01])", text)
     assert re.search(r"points: your team \+\d+, their team \+\d+|points: their team \+\d+, "
                      r"your team \+\d+", text)
@@ -86,7 +86,7 @@ def test_card_and_name_inputs():
     main(["--seed", "2", "--target", "9", "--opponent", "random"], s.input, s.print)
     first_card = re.search(r"Your cards: \[0\] (\S+)", s.text).group(1)
     assert re.search(rf"[Bb]aza 1: (.*, )?you {first_card}", s.text)
-    assert "--- Hand 1 over ---" in s.text
+    assert "--- Hand 1 over (" in s.text
 
 
 @pytest.mark.parametrize("exc", [EOFError, KeyboardInterrupt])
@@ -109,7 +109,7 @@ def test_bad_arguments_exit_with_usage():
 
 def test_module_runs_with_stdin():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    proc = subprocess.run([sys.executable, "-m", "truco_env.play", "--seed", "4"],
+    proc = subprocess.run([sys.executable, "-m", "agents.play", "--seed", "4"],
                           input="nonsense\n0\n", capture_output=True, text=True, timeout=120,
                           cwd=root)
     assert proc.returncode == 0, proc.stderr

@@ -11,7 +11,7 @@ from gymnasium.utils.env_checker import check_env
 
 import agents
 import truco_env
-from truco_env.wrappers import GYM_ID, SingleAgentEnv
+from agents.single_agent import GYM_ID, SingleAgentEnv
 
 
 @pytest.mark.parametrize("kwargs", [dict(opponent="heuristic"),

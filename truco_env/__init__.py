@@ -32,5 +32,3 @@ def _register() -> None:
 
 
 _register()
-
-from . import wrappers  # noqa: E402,F401  (registers the Gymnasium id truco_env/Truco-v0)

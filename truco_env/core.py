@@ -25,13 +25,14 @@ import numpy as np
 
 from .cards import ENVIDO_VALUE, TRUCO_RANK
 from .rules import (
-    K_ACHICO, K_BUENAS, K_CF_NQ, K_CF_Q, K_FALTA, K_FLOR, K_FLOR_EACH, K_FLOR_PTS, K_FLOR_VS,
+    RuleTables, K_ACHICO, K_BUENAS, K_CF_NQ, K_CF_Q, K_FALTA, K_FLOR, K_FLOR_EACH, K_FLOR_PTS, K_FLOR_VS,
     K_MUESTRA, K_PIEZA_ENV, K_RESTO, K_RESTO_NQ, K_TARGET, NUM_ACTIONS,
 )
 
 P_MAX = 6          # seats
 T_MAX = 3          # teams (three-player modes need three)
-HMAX = 64          # events (card plays and calls) recorded per hand
+LOG_MAX = 128      # events recorded per hand (a hand has at most about 80)
+EVENT_WIDTH = 5    # an event is (kind, seat, team, value, detail)
 
 # Action ids (same order as rules.ACTIONS).
 A_PLAY0, A_PLAY1, A_PLAY2, A_ENVIDO, A_REAL, A_FALTA, A_FLOR, A_CONTRAFLOR, A_RESTO, A_ACHICO, \
@@ -40,28 +41,82 @@ A_PLAY0, A_PLAY1, A_PLAY2, A_ENVIDO, A_REAL, A_FALTA, A_FLOR, A_CONTRAFLOR, A_RE
 # Flor contest states.
 FLOR_NONE, FLOR_SUNG, FLOR_CONTRA, FLOR_RESTO = 0, 1, 2, 3
 
+# Events (rows of the hand's LOG; ``-1`` where a column does not apply):
+#   EV_ACTION    seat acted: value = action id, detail = card id played (-1 for a call)
+#   EV_BAZA      a baza was completed: seat = its winner (-1 parda), team = winning team
+#                (-1 parda), value = baza index 0..2
+#   EV_DECLARE   envido or flor points in a comparison: value = points said aloud, or -1 for
+#                "son buenas" (kept private); detail = 0 envido, 1 flor
+#   EV_POINTS    a team scored: value = points, detail = source (SRC_*)
+#   EV_HAND_END  the hand is over: team = the team that won the hand (-1 when a match point
+#                scored from a song ended it), value = reason (END_*)
+#   EV_MATCH_END team reached the target: value = its score
+EV_ACTION, EV_BAZA, EV_DECLARE, EV_POINTS, EV_HAND_END, EV_MATCH_END = range(6)
+EVENT_NAMES = ("action", "baza", "declare", "points", "hand_end", "match_end")
+SRC_ENVIDO, SRC_FLOR, SRC_TRUCO = range(3)
+SOURCE_NAMES = ("envido", "flor", "truco")
+END_BAZAS, END_NO_QUIERO, END_MAZO, END_MATCH_POINT = 1, 2, 3, 4
+END_NAMES = ("", "bazas", "no_quiero", "mazo", "match_point")
+
+#: The state of one game: ``(name, size, meaning and sentinels)``.  Seats are 0..P-1 in play
+#: order, teams 0..T-1; ``-1`` means "none" unless a line says otherwise.
+FIELDS: tuple[tuple[str, int, str], ...] = (
+    ("NPLAYERS", 1, "seats in play, 2..6"),
+    ("NTEAMS", 1, "teams in play (2)"),
+    ("MANO", 1, "seat of the mano of this hand"),
+    ("TURN", 1, "seat to play the next card"),
+    ("ACTOR", 1, "seat to act now: TURN, or the seat that owes an answer to a song"),
+    ("BAZA", 1, "baza in progress, 0..2"),
+    ("NCARDS", 1, "cards played in the baza in progress"),
+    ("LEAD", 1, "seat that opened the baza in progress"),
+    ("BEST_SEAT", 1, "seat holding the baza in progress (-1 before its first card)"),
+    ("BEST_RANK", 1, "truco rank of the best card of the baza in progress (-1 none)"),
+    ("BEST_TIE", 1, "1 when a card of another team ties the best card (parda so far)"),
+    ("RESULT", 3, "per baza: winning team, -1 parda, -2 not finished"),
+    ("BAZA_LEAD", 3, "per baza: the seat that opened it (-1 not started)"),
+    ("TRUCO_LEVEL", 1, "accepted truco level: 0 none, 1 truco, 2 retruco, 3 vale cuatro"),
+    ("TRUCO_OWNER", 1, "team that holds the quiero (may raise next), -1 none"),
+    ("TRUCO_PENDING", 1, "level sung and not yet answered, 0 none"),
+    ("TRUCO_CALLER", 1, "seat that sang the pending level"),
+    ("TRUCO_ANSWERER", 1, "seat that must answer it"),
+    ("ENVIDO_CHAIN_ID", 1, "index of the envido chain so far in rules.ENVIDO_CHAIN (0 none)"),
+    ("ENVIDO_PENDING", 1, "1 while an envido call waits for an answer"),
+    ("ENVIDO_CLOSED", 1, "1 once envido can no longer be opened in this hand"),
+    ("ENVIDO_CALLER", 1, "seat of the last envido call"),
+    ("ENVIDO_ANSWERER", 1, "seat that must answer it"),
+    ("ENVIDO_WINNER", 1, "seat that won an accepted envido"),
+    ("FLOR_STATE", 1, "flor contest: FLOR_NONE, FLOR_SUNG, FLOR_CONTRA, FLOR_RESTO"),
+    ("FLOR_FIRST", 1, "seat that sang the flor answered in the contest"),
+    ("FLOR_OPP", 1, "seat of the other side that answers it"),
+    ("FLOR_CALLER", 1, "seat of the last flor song (its side gets a rejection's points)"),
+    ("FLOR_DONE", 1, "1 once the flor is settled for the hand"),
+    ("FLOR_SCORED", T_MAX, "per team: unopposed flores scored"),
+    ("ACTED", P_MAX, "per seat: 1 once it acted in this hand"),
+    ("SUNG", P_MAX, "per seat: 1 once it sang flor (or a flor raise)"),
+    ("TEAM", P_MAX, "per seat: its team"),
+    ("HAND", P_MAX * 3, "per seat and slot: card id dealt (-1 none)"),
+    ("PLAYED", P_MAX * 3, "per seat and slot: the baza it was played in, -1 not played"),
+    ("HRANK", P_MAX * 3, "per seat and slot: truco rank of the card (piezas included)"),
+    ("ENVIDO_PTS", P_MAX, "per seat: envido points (private until declared)"),
+    ("FLOR_PTS", P_MAX, "per seat: flor points, -1 without flor"),
+    ("PUBLIC", P_MAX, "per seat: envido/flor points said aloud in this hand, -1 none"),
+    ("BAZA_CARD", 3 * P_MAX, "per baza and seat: card id played, -1 none"),
+    ("SCORE", T_MAX, "per team: match score (not capped at the target)"),
+    ("HAND_PTS", T_MAX, "per team: points scored in this hand"),
+    ("HAND_OVER", 1, "1 once the hand is over (until the next deal)"),
+    ("END_REASON", 1, "why the hand ended: END_* (0 while it goes on)"),
+    ("DONE", 1, "1 once the match is over"),
+    ("WINNER", 1, "team that won the match, -1 while it goes on"),
+    ("HAND_NO", 1, "hands dealt in this match (1 = the first hand)"),
+    ("MUESTRA", 1, "card id turned up (uruguayo), -1 without muestra"),
+    ("LOG_LEN", 1, "events in LOG (the hand's events stop at LOG_MAX)"),
+    ("LOG", LOG_MAX * EVENT_WIDTH, "the hand's events in order, EVENT_WIDTH ints each"),
+)
+
 
 def _layout():
-    fields = [
-        ("NPLAYERS", 1), ("NTEAMS", 1), ("MANO", 1), ("TURN", 1), ("ACTOR", 1),
-        ("BAZA", 1), ("NCARDS", 1), ("LEAD", 1), ("BEST_SEAT", 1), ("BEST_RANK", 1),
-        ("BEST_TIE", 1), ("RESULT", 3), ("BAZA_LEAD", 3),
-        ("TRUCO_LEVEL", 1), ("TRUCO_OWNER", 1), ("TRUCO_PENDING", 1), ("TRUCO_CALLER", 1),
-        ("TRUCO_ANSWERER", 1),
-        ("ENV_CHAIN", 1), ("ENV_PENDING", 1), ("ENV_CLOSED", 1), ("ENV_CALLER", 1),
-        ("ENV_ANSWERER", 1), ("ENV_WINNER", 1),
-        ("FLOR_STATE", 1), ("FLOR_FIRST", 1), ("FLOR_OPP", 1), ("FLOR_CALLER", 1),
-        ("FLOR_DONE", 1), ("FLOR_SCORED", T_MAX),
-        ("ACTED", P_MAX), ("SUNG", P_MAX), ("TEAM", P_MAX),
-        ("HAND", P_MAX * 3), ("PLAYED", P_MAX * 3), ("HRANK", P_MAX * 3),
-        ("ENVPTS", P_MAX), ("FLORPTS", P_MAX), ("PUBLIC", P_MAX),
-        ("BAZA_CARD", 3 * P_MAX),
-        ("SCORE", T_MAX), ("HAND_PTS", T_MAX),
-        ("HAND_OVER", 1), ("DONE", 1), ("WINNER", 1), ("HAND_NO", 1), ("MUESTRA", 1),
-        ("HIST_LEN", 1), ("HIST", HMAX * 2),
-    ]
     offsets, pos = {}, 0
-    for name, size in fields:
+    for name, size, _ in FIELDS:
         offsets[name] = pos
         pos += size
     return offsets, pos
@@ -76,22 +131,22 @@ BEST_RANK = OFFSETS["BEST_RANK"]; BEST_TIE = OFFSETS["BEST_TIE"]; RESULT = OFFSE
 BAZA_LEAD = OFFSETS["BAZA_LEAD"]; TRUCO_LEVEL = OFFSETS["TRUCO_LEVEL"]
 TRUCO_OWNER = OFFSETS["TRUCO_OWNER"]; TRUCO_PENDING = OFFSETS["TRUCO_PENDING"]
 TRUCO_CALLER = OFFSETS["TRUCO_CALLER"]; TRUCO_ANSWERER = OFFSETS["TRUCO_ANSWERER"]
-ENV_CHAIN = OFFSETS["ENV_CHAIN"]; ENV_PENDING = OFFSETS["ENV_PENDING"]
-ENV_CLOSED = OFFSETS["ENV_CLOSED"]; ENV_CALLER = OFFSETS["ENV_CALLER"]
-ENV_ANSWERER = OFFSETS["ENV_ANSWERER"]; ENV_WINNER = OFFSETS["ENV_WINNER"]
+ENVIDO_CHAIN_ID = OFFSETS["ENVIDO_CHAIN_ID"]; ENVIDO_PENDING = OFFSETS["ENVIDO_PENDING"]
+ENVIDO_CLOSED = OFFSETS["ENVIDO_CLOSED"]; ENVIDO_CALLER = OFFSETS["ENVIDO_CALLER"]
+ENVIDO_ANSWERER = OFFSETS["ENVIDO_ANSWERER"]; ENVIDO_WINNER = OFFSETS["ENVIDO_WINNER"]
 FLOR_STATE = OFFSETS["FLOR_STATE"]; FLOR_FIRST = OFFSETS["FLOR_FIRST"]
 FLOR_OPP = OFFSETS["FLOR_OPP"]; FLOR_CALLER = OFFSETS["FLOR_CALLER"]
 FLOR_DONE = OFFSETS["FLOR_DONE"]; FLOR_SCORED = OFFSETS["FLOR_SCORED"]
 ACTED = OFFSETS["ACTED"]; SUNG = OFFSETS["SUNG"]; TEAM = OFFSETS["TEAM"]
 HAND = OFFSETS["HAND"]; PLAYED = OFFSETS["PLAYED"]; HRANK = OFFSETS["HRANK"]
-ENVPTS = OFFSETS["ENVPTS"]; FLORPTS = OFFSETS["FLORPTS"]; PUBLIC = OFFSETS["PUBLIC"]
+ENVIDO_PTS = OFFSETS["ENVIDO_PTS"]; FLOR_PTS = OFFSETS["FLOR_PTS"]; PUBLIC = OFFSETS["PUBLIC"]
 BAZA_CARD = OFFSETS["BAZA_CARD"]; SCORE = OFFSETS["SCORE"]; HAND_PTS = OFFSETS["HAND_PTS"]
-HAND_OVER = OFFSETS["HAND_OVER"]; DONE = OFFSETS["DONE"]; WINNER = OFFSETS["WINNER"]
-HAND_NO = OFFSETS["HAND_NO"]; MUESTRA = OFFSETS["MUESTRA"]; HIST_LEN = OFFSETS["HIST_LEN"]
-HIST = OFFSETS["HIST"]
+HAND_OVER = OFFSETS["HAND_OVER"]; END_REASON = OFFSETS["END_REASON"]; DONE = OFFSETS["DONE"]
+WINNER = OFFSETS["WINNER"]; HAND_NO = OFFSETS["HAND_NO"]; MUESTRA = OFFSETS["MUESTRA"]
+LOG_LEN = OFFSETS["LOG_LEN"]; LOG = OFFSETS["LOG"]
 
 _RANK = TRUCO_RANK.astype(np.int32)
-_ENV_VALUE = ENVIDO_VALUE.astype(np.int32)
+_ENVIDO_VALUE = ENVIDO_VALUE.astype(np.int32)
 
 
 def new_state(n: int, players: int, score: np.ndarray | None = None) -> np.ndarray:
@@ -149,7 +204,7 @@ def _hand_values(S, K, g):
         for k in range(3):
             c = S[g, HAND + 3 * p + k]
             pi = _pieza_index(muestra, c)
-            v = _ENV_VALUE[c]
+            v = _ENVIDO_VALUE[c]
             if pi >= 0:
                 npiezas += 1
                 pv = K[K_PIEZA_ENV + pi]
@@ -160,8 +215,8 @@ def _hand_values(S, K, g):
                 # Envido with a pieza: its value + the highest other card.
                 other = 0
                 for j in range(3):
-                    if j != k and _ENV_VALUE[S[g, HAND + 3 * p + j]] > other:
-                        other = _ENV_VALUE[S[g, HAND + 3 * p + j]]
+                    if j != k and _ENVIDO_VALUE[S[g, HAND + 3 * p + j]] > other:
+                        other = _ENVIDO_VALUE[S[g, HAND + 3 * p + j]]
                 if pv + other > best_pair:
                     best_pair = pv + other
             else:
@@ -172,10 +227,10 @@ def _hand_values(S, K, g):
             for j in range(k + 1, 3):
                 c2 = S[g, HAND + 3 * p + j]
                 if c2 // 10 == c // 10:
-                    pair = 20 + v + _ENV_VALUE[c2]
+                    pair = 20 + v + _ENVIDO_VALUE[c2]
                     if pair > best_pair:
                         best_pair = pair
-        S[g, ENVPTS + p] = best_pair if best_pair > best_single else best_single
+        S[g, ENVIDO_PTS + p] = best_pair if best_pair > best_single else best_single
         c0 = S[g, HAND + 3 * p]
         c1 = S[g, HAND + 3 * p + 1]
         c2 = S[g, HAND + 3 * p + 2]
@@ -193,9 +248,9 @@ def _hand_values(S, K, g):
                         o1 = c
             same = same or o0 // 10 == o1 // 10
         if same or npiezas >= 2:
-            S[g, FLORPTS + p] = flor_sum
+            S[g, FLOR_PTS + p] = flor_sum
         else:
-            S[g, FLORPTS + p] = -1
+            S[g, FLOR_PTS + p] = -1
 
 
 @nb.njit(cache=True)
@@ -204,7 +259,7 @@ def _hand_values_batch(S, K):
         _hand_values(S, K, g)
 
 
-def hand_points(hands: np.ndarray, tables: dict, muestra: int = -1
+def hand_points(hands: np.ndarray, tables: RuleTables, muestra: int = -1
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Truco ranks ``[n, 3]``, envido ``[n]`` and flor ``[n]`` (-1 = none) of ``hands[n, 3]``.
 
@@ -215,8 +270,8 @@ def hand_points(hands: np.ndarray, tables: dict, muestra: int = -1
     S = new_state(len(hands), 1)
     S[:, HAND:HAND + 3] = hands
     S[:, MUESTRA] = muestra
-    _hand_values_batch(S, tables["knobs"])
-    return S[:, HRANK:HRANK + 3].copy(), S[:, ENVPTS].copy(), S[:, FLORPTS].copy()
+    _hand_values_batch(S, tables.knobs)
+    return S[:, HRANK:HRANK + 3].copy(), S[:, ENVIDO_PTS].copy(), S[:, FLOR_PTS].copy()
 
 
 @nb.njit(cache=True)
@@ -243,12 +298,12 @@ def _start_hand(S, K, games, decks, manos):
         S[g, TRUCO_PENDING] = 0
         S[g, TRUCO_CALLER] = -1
         S[g, TRUCO_ANSWERER] = -1
-        S[g, ENV_CHAIN] = 0
-        S[g, ENV_PENDING] = 0
-        S[g, ENV_CLOSED] = 0
-        S[g, ENV_CALLER] = -1
-        S[g, ENV_ANSWERER] = -1
-        S[g, ENV_WINNER] = -1
+        S[g, ENVIDO_CHAIN_ID] = 0
+        S[g, ENVIDO_PENDING] = 0
+        S[g, ENVIDO_CLOSED] = 0
+        S[g, ENVIDO_CALLER] = -1
+        S[g, ENVIDO_ANSWERER] = -1
+        S[g, ENVIDO_WINNER] = -1
         S[g, FLOR_STATE] = 0
         S[g, FLOR_FIRST] = -1
         S[g, FLOR_OPP] = -1
@@ -261,8 +316,8 @@ def _start_hand(S, K, games, decks, manos):
             S[g, ACTED + p] = 0
             S[g, SUNG + p] = 0
             S[g, PUBLIC + p] = -1
-            S[g, ENVPTS + p] = -1
-            S[g, FLORPTS + p] = -1
+            S[g, ENVIDO_PTS + p] = -1
+            S[g, FLOR_PTS + p] = -1
             for k in range(3):
                 S[g, HAND + 3 * p + k] = -1
                 S[g, PLAYED + 3 * p + k] = -1
@@ -275,16 +330,17 @@ def _start_hand(S, K, games, decks, manos):
         # The muestra is the next card of the deck, turned up (uruguayo).
         S[g, MUESTRA] = decks[i, 3 * P] if K[K_MUESTRA] == 1 else -1
         S[g, HAND_OVER] = 0
-        S[g, HIST_LEN] = 0
+        S[g, END_REASON] = 0
+        S[g, LOG_LEN] = 0
         S[g, HAND_NO] += 1
         _hand_values(S, K, g)
 
 
-def start_hand(S: np.ndarray, tables: dict, games: np.ndarray, decks: np.ndarray,
+def start_hand(S: np.ndarray, tables: RuleTables, games: np.ndarray, decks: np.ndarray,
                manos: np.ndarray) -> None:
     """Deal a new hand in ``games``: ``decks[i]`` is a card order (seat p gets cards 3p..3p+2,
     the next card is the muestra where the rules have one), ``manos[i]`` the mano seat."""
-    _start_hand(S, tables["knobs"], np.asarray(games, dtype=np.int64),
+    _start_hand(S, tables.knobs, np.asarray(games, dtype=np.int64),
                 np.asarray(decks, dtype=np.int32), np.asarray(manos, dtype=np.int32))
 
 
@@ -314,8 +370,8 @@ def _resume(S, g):
     """After a song is resolved: the innermost pending answer, else the player to play."""
     if S[g, FLOR_STATE] != FLOR_NONE:
         return
-    if S[g, ENV_PENDING] == 1:
-        S[g, ACTOR] = S[g, ENV_ANSWERER]
+    if S[g, ENVIDO_PENDING] == 1:
+        S[g, ACTOR] = S[g, ENVIDO_ANSWERER]
     elif S[g, TRUCO_PENDING] > 0:
         S[g, ACTOR] = S[g, TRUCO_ANSWERER]
     else:
@@ -323,16 +379,38 @@ def _resume(S, g):
 
 
 @nb.njit(cache=True)
-def _award(S, K, g, team, pts):
-    """Score points for a team; the match ends the moment a side reaches the target."""
+def _log(S, g, kind, seat, team, value, detail):
+    """Append an event to the hand's LOG (see EV_*); events past LOG_MAX are dropped."""
+    h = S[g, LOG_LEN]
+    if h < LOG_MAX:
+        o = LOG + EVENT_WIDTH * h
+        S[g, o] = kind
+        S[g, o + 1] = seat
+        S[g, o + 2] = team
+        S[g, o + 3] = value
+        S[g, o + 4] = detail
+        S[g, LOG_LEN] = h + 1
+
+
+@nb.njit(cache=True)
+def _award(S, K, g, team, pts, source):
+    """Score points for a team; the match ends the moment a side reaches the target.
+
+    Points from a song that reach the target end the hand there (``END_MATCH_POINT``).
+    """
     if pts <= 0 or S[g, DONE] == 1:
         return
     S[g, SCORE + team] += pts
     S[g, HAND_PTS + team] += pts
+    _log(S, g, EV_POINTS, -1, team, pts, source)
     if S[g, SCORE + team] >= K[K_TARGET]:
         S[g, DONE] = 1
-        S[g, HAND_OVER] = 1
         S[g, WINNER] = team
+        if S[g, HAND_OVER] == 0:
+            S[g, HAND_OVER] = 1
+            S[g, END_REASON] = END_MATCH_POINT
+            _log(S, g, EV_HAND_END, -1, -1, END_MATCH_POINT, -1)
+            _log(S, g, EV_MATCH_END, -1, team, S[g, SCORE + team], -1)
 
 
 FALTA_MALAS, FALTA_MATCH, FALTA_LEADER = 0, 1, 2
@@ -345,18 +423,18 @@ def _falta_value(S, K, g, winner_team, rule):
     ``FALTA_MALAS``: what the winner lacks if every side is in malas (the match), else what the
     leader lacks; ``FALTA_MATCH``: what the winner lacks; ``FALTA_LEADER``: what the leader lacks.
     """
-    T = K[K_TARGET]
+    target = K[K_TARGET]
     n = S[g, NTEAMS]
     lead = S[g, SCORE]
     in_malas = True
     for t in range(n):
         if S[g, SCORE + t] > lead:
             lead = S[g, SCORE + t]
-        if S[g, SCORE + t] > T // 2:
+        if S[g, SCORE + t] > target // 2:
             in_malas = False
     if rule == FALTA_MATCH or (rule == FALTA_MALAS and K[K_BUENAS] == 1 and in_malas):
-        return T - S[g, SCORE + winner_team]
-    return T - lead
+        return target - S[g, SCORE + winner_team]
+    return target - lead
 
 
 @nb.njit(cache=True, inline="always")
@@ -380,8 +458,10 @@ def _declare(S, g, pts_off, reveal):
     """
     P = S[g, NPLAYERS]
     mano = S[g, MANO]
+    kind = 0 if pts_off == ENVIDO_PTS else 1
     best = -1
     best_v = -1
+    spoke = 0
     changed = True
     while changed:
         changed = False
@@ -394,8 +474,15 @@ def _declare(S, g, pts_off, reveal):
                 best = p
                 best_v = v
                 changed = True
+                spoke |= 1 << p
                 if reveal:
                     S[g, PUBLIC + p] = v
+                    _log(S, g, EV_DECLARE, p, S[g, TEAM + p], v, kind)
+    if reveal:
+        for i in range(P):       # the others said "son buenas": their points stay private
+            p = (mano + i) % P
+            if S[g, pts_off + p] >= 0 and (spoke >> p) & 1 == 0:
+                _log(S, g, EV_DECLARE, p, S[g, TEAM + p], -1, kind)
     return best
 
 
@@ -408,7 +495,7 @@ def _any_unsung_flor(S, K, g, team, exclude_team):
     for i in range(P):
         p = (S[g, MANO] + i) % P
         t = S[g, TEAM + p]
-        if S[g, FLORPTS + p] >= 0 and S[g, SUNG + p] == 0 and (team < 0 or t == team) \
+        if S[g, FLOR_PTS + p] >= 0 and S[g, SUNG + p] == 0 and (team < 0 or t == team) \
                 and t != exclude_team:
             return p
     return -1
@@ -417,17 +504,17 @@ def _any_unsung_flor(S, K, g, team, exclude_team):
 @nb.njit(cache=True)
 def _must_sing_flor(S, K, g, seat):
     """A player with flor sings it at his first action (unless a flor contest is on)."""
-    return (K[K_FLOR] == 1 and S[g, FLOR_DONE] == 0 and S[g, FLORPTS + seat] >= 0
+    return (K[K_FLOR] == 1 and S[g, FLOR_DONE] == 0 and S[g, FLOR_PTS + seat] >= 0
             and S[g, SUNG + seat] == 0 and S[g, ACTED + seat] == 0)
 
 
 @nb.njit(cache=True)
 def _can_open_envido(S, K, g, seat):
-    if S[g, ENV_CLOSED] == 1 or S[g, BAZA] != 0 or S[g, TRUCO_LEVEL] != 0:
+    if S[g, ENVIDO_CLOSED] == 1 or S[g, BAZA] != 0 or S[g, TRUCO_LEVEL] != 0:
         return False
     if _has_played_first(S, g, seat):
         return False
-    if K[K_FLOR] == 1 and S[g, FLORPTS + seat] >= 0 and S[g, FLOR_DONE] == 0:
+    if K[K_FLOR] == 1 and S[g, FLOR_PTS + seat] >= 0 and S[g, FLOR_DONE] == 0:
         return False  # a player with flor sings flor, never envido
     if S[g, TRUCO_PENDING] > 0:
         # El envido va primero: only the answerer of a first-level truco.
@@ -440,7 +527,8 @@ def _can_open_envido(S, K, g, seat):
 
 
 @nb.njit(cache=True)
-def _mask_one(S, K, EN, g, m):
+def _mask_one(S, T, g, m):
+    K = T.knobs
     for a in range(NUM_ACTIONS):
         m[a] = False
     if S[g, HAND_OVER] == 1 or S[g, DONE] == 1:
@@ -465,12 +553,12 @@ def _mask_one(S, K, EN, g, m):
     if _must_sing_flor(S, K, g, seat):
         m[A_FLOR] = True
         return
-    if S[g, ENV_PENDING] == 1:
+    if S[g, ENVIDO_PENDING] == 1:
         m[A_QUIERO] = True
         m[A_NO_QUIERO] = True
-        chain = S[g, ENV_CHAIN]
+        chain = S[g, ENVIDO_CHAIN_ID]
         for j in range(3):
-            if EN[chain, j] >= 0:
+            if T.envido_next[chain, j] >= 0:
                 m[A_ENVIDO + j] = True
         return
     if _can_open_envido(S, K, g, seat):
@@ -497,16 +585,16 @@ def _mask_one(S, K, EN, g, m):
 
 
 @nb.njit(cache=True)
-def _legal_mask(S, K, EN, out):
+def _legal_mask(S, T, out):
     for g in range(S.shape[0]):
-        _mask_one(S, K, EN, g, out[g])
+        _mask_one(S, T, g, out[g])
 
 
-def legal_mask(S: np.ndarray, tables: dict, out: np.ndarray | None = None) -> np.ndarray:
+def legal_mask(S: np.ndarray, tables: RuleTables, out: np.ndarray | None = None) -> np.ndarray:
     """``bool[N, A]``: the legal actions of the player to act in each game (none when over)."""
     if out is None:
         out = np.zeros((S.shape[0], NUM_ACTIONS), dtype=np.bool_)
-    _legal_mask(S, tables["knobs"], tables["env_next"], out)
+    _legal_mask(S, tables, out)
     return out
 
 
@@ -545,13 +633,18 @@ def _hand_winner(S, g):
 
 
 @nb.njit(cache=True)
-def _end_hand(S, K, TQ, g, team):
-    _award(S, K, g, team, TQ[S[g, TRUCO_LEVEL]])
+def _end_hand(S, T, g, team, pts, reason):
+    """The hand is over: ``team`` wins it and scores ``pts`` (the truco's worth)."""
     S[g, HAND_OVER] = 1
+    S[g, END_REASON] = reason
+    _award(S, T.knobs, g, team, pts, SRC_TRUCO)
+    _log(S, g, EV_HAND_END, -1, team, reason, -1)
+    if S[g, DONE] == 1:
+        _log(S, g, EV_MATCH_END, -1, S[g, WINNER], S[g, SCORE + S[g, WINNER]], -1)
 
 
 @nb.njit(cache=True)
-def _play_card(S, K, TQ, g, seat, k):
+def _play_card(S, T, g, seat, k):
     P = S[g, NPLAYERS]
     b = S[g, BAZA]
     c = S[g, HAND + 3 * seat + k]
@@ -574,12 +667,14 @@ def _play_card(S, K, TQ, g, seat, k):
     if S[g, BEST_TIE] == 1:
         S[g, RESULT + b] = -1
         leader = S[g, LEAD]          # parda: who opened the tied baza leads again
+        _log(S, g, EV_BAZA, -1, -1, b, -1)
     else:
         S[g, RESULT + b] = S[g, TEAM + S[g, BEST_SEAT]]
         leader = S[g, BEST_SEAT]
+        _log(S, g, EV_BAZA, leader, S[g, RESULT + b], b, -1)
     w = _hand_winner(S, g)
     if w >= 0:
-        _end_hand(S, K, TQ, g, w)
+        _end_hand(S, T, g, w, T.truco_quiero[S[g, TRUCO_LEVEL]], END_BAZAS)
         return
     S[g, BAZA] = b + 1
     S[g, BAZA_LEAD + b + 1] = leader
@@ -593,20 +688,21 @@ def _play_card(S, K, TQ, g, seat, k):
 
 
 @nb.njit(cache=True)
-def _resolve_envido(S, K, EQ, g):
-    winner = _declare(S, g, ENVPTS, True)
+def _resolve_envido(S, T, g):
+    K = T.knobs
+    winner = _declare(S, g, ENVIDO_PTS, True)
     team = S[g, TEAM + winner]
-    S[g, ENV_WINNER] = winner
-    pts = EQ[S[g, ENV_CHAIN]]
+    S[g, ENVIDO_WINNER] = winner
+    pts = T.envido_quiero[S[g, ENVIDO_CHAIN_ID]]
     if pts < 0:
         pts = _falta_value(S, K, g, team, FALTA_MALAS if K[K_FALTA] == 0 else FALTA_LEADER)
-    S[g, ENV_PENDING] = 0
-    _award(S, K, g, team, pts)
+    S[g, ENVIDO_PENDING] = 0
+    _award(S, K, g, team, pts, SRC_ENVIDO)
 
 
 @nb.njit(cache=True)
 def _flor_winner_team(S, g):
-    return S[g, TEAM + _declare(S, g, FLORPTS, True)]
+    return S[g, TEAM + _declare(S, g, FLOR_PTS, True)]
 
 
 @nb.njit(cache=True)
@@ -619,20 +715,20 @@ def _end_flor(S, g):
 @nb.njit(cache=True)
 def _sing_flor(S, K, g, seat):
     S[g, SUNG + seat] = 1
-    S[g, ENV_CLOSED] = 1
-    if S[g, ENV_PENDING] == 1:       # a sung flor cancels the envido
-        S[g, ENV_PENDING] = 0
-        S[g, ENV_CHAIN] = 0
+    S[g, ENVIDO_CLOSED] = 1
+    if S[g, ENVIDO_PENDING] == 1:       # a sung flor cancels the envido
+        S[g, ENVIDO_PENDING] = 0
+        S[g, ENVIDO_CHAIN_ID] = 0
     team = S[g, TEAM + seat]
     if S[g, FLOR_STATE] == FLOR_SUNG:  # answering flor with flor: compare, best takes it
-        _award(S, K, g, _flor_winner_team(S, g), K[K_FLOR_VS])
+        _award(S, K, g, _flor_winner_team(S, g), K[K_FLOR_VS], SRC_FLOR)
         _end_flor(S, g)
         return
     opp = _any_unsung_flor(S, K, g, -1, team)
     if opp < 0:
         # Also an opponent who already sang (only possible after a contest, which ends flor).
         if K[K_FLOR_EACH] == 1 or S[g, FLOR_SCORED + team] == 0:
-            _award(S, K, g, team, K[K_FLOR_PTS])
+            _award(S, K, g, team, K[K_FLOR_PTS], SRC_FLOR)
         S[g, FLOR_SCORED + team] += 1
         _resume(S, g)
         return
@@ -640,7 +736,7 @@ def _sing_flor(S, K, g, seat):
     P = S[g, NPLAYERS]
     for i in range(1, P):
         q = (seat + i) % P
-        if S[g, TEAM + q] != team and S[g, FLORPTS + q] >= 0:
+        if S[g, TEAM + q] != team and S[g, FLOR_PTS + q] >= 0:
             opp = q
             break
     S[g, FLOR_STATE] = FLOR_SUNG
@@ -651,21 +747,18 @@ def _sing_flor(S, K, g, seat):
 
 
 @nb.njit(cache=True)
-def _step_one(S, K, EN, EQ, ENQ, TQ, TNQ, g, a, pts_out):
+def _step_one(S, T, g, a, pts_out):
+    K = T.knobs
     seat = S[g, ACTOR]
     team = S[g, TEAM + seat]
     for t in range(T_MAX):
         pts_out[t] = S[g, SCORE + t]
-    h = S[g, HIST_LEN]
-    if h < HMAX:
-        S[g, HIST + 2 * h] = seat
-        S[g, HIST + 2 * h + 1] = a
-        S[g, HIST_LEN] = h + 1
+    _log(S, g, EV_ACTION, seat, team, a, S[g, HAND + 3 * seat + a] if a <= A_PLAY2 else -1)
     S[g, ACTED + seat] = 1
     fs = S[g, FLOR_STATE]
 
     if a <= A_PLAY2:
-        _play_card(S, K, TQ, g, seat, a - A_PLAY0)
+        _play_card(S, T, g, seat, a - A_PLAY0)
 
     elif a == A_FLOR:
         _sing_flor(S, K, g, seat)
@@ -684,18 +777,18 @@ def _step_one(S, K, EN, EQ, ENQ, TQ, TNQ, g, a, pts_out):
 
     elif a == A_ACHICO:
         S[g, SUNG + seat] = 1
-        _award(S, K, g, S[g, TEAM + S[g, FLOR_FIRST]], K[K_ACHICO])
+        _award(S, K, g, S[g, TEAM + S[g, FLOR_FIRST]], K[K_ACHICO], SRC_FLOR)
         _end_flor(S, g)
 
     elif a >= A_ENVIDO and a <= A_FALTA:
         j = a - A_ENVIDO
-        S[g, ENV_CHAIN] = EN[S[g, ENV_CHAIN], j]
-        S[g, ENV_CALLER] = seat
-        opening = S[g, ENV_PENDING] == 0
-        S[g, ENV_PENDING] = 1
-        S[g, ENV_CLOSED] = 1
-        S[g, ENV_ANSWERER] = _next_opponent(S, g, seat)
-        S[g, ACTOR] = S[g, ENV_ANSWERER]
+        S[g, ENVIDO_CHAIN_ID] = T.envido_next[S[g, ENVIDO_CHAIN_ID], j]
+        S[g, ENVIDO_CALLER] = seat
+        opening = S[g, ENVIDO_PENDING] == 0
+        S[g, ENVIDO_PENDING] = 1
+        S[g, ENVIDO_CLOSED] = 1
+        S[g, ENVIDO_ANSWERER] = _next_opponent(S, g, seat)
+        S[g, ACTOR] = S[g, ENVIDO_ANSWERER]
         if opening:
             # Flor goes before envido: anyone holding an unsung flor sings it now.
             p = _any_unsung_flor(S, K, g, -1, -1)
@@ -720,17 +813,18 @@ def _step_one(S, K, EN, EQ, ENQ, TQ, TNQ, g, a, pts_out):
                     pts = K[K_CF_Q]
                 else:
                     pts = _falta_value(S, K, g, w, FALTA_MATCH if K[K_RESTO] == 1 else FALTA_LEADER)
-                _award(S, K, g, w, pts)
+                _award(S, K, g, w, pts, SRC_FLOR)
             else:
                 pts = K[K_CF_NQ] if fs == FLOR_CONTRA else K[K_RESTO_NQ]
-                _award(S, K, g, S[g, TEAM + S[g, FLOR_CALLER]], pts)
+                _award(S, K, g, S[g, TEAM + S[g, FLOR_CALLER]], pts, SRC_FLOR)
             _end_flor(S, g)
-        elif S[g, ENV_PENDING] == 1:
+        elif S[g, ENVIDO_PENDING] == 1:
             if accept:
-                _resolve_envido(S, K, EQ, g)
+                _resolve_envido(S, T, g)
             else:
-                S[g, ENV_PENDING] = 0
-                _award(S, K, g, S[g, TEAM + S[g, ENV_CALLER]], ENQ[S[g, ENV_CHAIN]])
+                S[g, ENVIDO_PENDING] = 0
+                _award(S, K, g, S[g, TEAM + S[g, ENVIDO_CALLER]],
+                       T.envido_no_quiero[S[g, ENVIDO_CHAIN_ID]], SRC_ENVIDO)
             _resume(S, g)
         else:  # truco ladder
             pending = S[g, TRUCO_PENDING]
@@ -740,29 +834,30 @@ def _step_one(S, K, EN, EQ, ENQ, TQ, TNQ, g, a, pts_out):
                 S[g, TRUCO_OWNER] = team
                 _resume(S, g)
             else:
-                _award(S, K, g, S[g, TEAM + S[g, TRUCO_CALLER]], TNQ[pending])
-                S[g, HAND_OVER] = 1
+                _end_hand(S, T, g, S[g, TEAM + S[g, TRUCO_CALLER]], T.truco_no_quiero[pending],
+                          END_NO_QUIERO)
 
     elif a == A_MAZO:
         # The whole side gives up; the other side scores the hand's current value.
-        _end_hand(S, K, TQ, g, S[g, TEAM + _next_opponent(S, g, seat)])
+        _end_hand(S, T, g, S[g, TEAM + _next_opponent(S, g, seat)],
+                  T.truco_quiero[S[g, TRUCO_LEVEL]], END_MAZO)
 
     for t in range(T_MAX):
         pts_out[t] = S[g, SCORE + t] - pts_out[t]
 
 
 @nb.njit(cache=True)
-def _step(S, K, EN, EQ, ENQ, TQ, TNQ, actions, pts):
+def _step(S, T, actions, pts):
     for g in range(S.shape[0]):
         a = actions[g]
         if a < 0 or S[g, HAND_OVER] == 1:
             for t in range(T_MAX):
                 pts[g, t] = 0
             continue
-        _step_one(S, K, EN, EQ, ENQ, TQ, TNQ, g, a, pts[g])
+        _step_one(S, T, g, a, pts[g])
 
 
-def step(S: np.ndarray, tables: dict, actions: np.ndarray, pts: np.ndarray | None = None) -> np.ndarray:
+def step(S: np.ndarray, tables: RuleTables, actions: np.ndarray, pts: np.ndarray | None = None) -> np.ndarray:
     """Play ``actions[g]`` (assumed legal; -1 skips a game) in every game.
 
     Returns ``int32[N, T_MAX]``: the points each team scored in this step.  Afterwards
@@ -771,6 +866,5 @@ def step(S: np.ndarray, tables: dict, actions: np.ndarray, pts: np.ndarray | Non
     """
     if pts is None:
         pts = np.zeros((S.shape[0], T_MAX), dtype=np.int32)
-    _step(S, tables["knobs"], tables["env_next"], tables["env_quiero"], tables["env_no_quiero"],
-          tables["truco_quiero"], tables["truco_no_quiero"], np.asarray(actions, dtype=np.int32), pts)
+    _step(S, tables, np.asarray(actions, dtype=np.int32), pts)
     return pts

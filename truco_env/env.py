@@ -29,7 +29,8 @@ PettingZoo environment over the batched rules core (a batch of one).
 
 Reset options (all optional): `hands` (the first hand's deal by seat, e.g.
 `[["7c", "6c", "4b"], ["1e", "2o", "5o"]]`), `mano` (seat of the first mano, default 0),
-`score` (starting score by team), `muestra` (uruguayo: the card turned up, e.g. `"3b"`).
+`score` (starting score by team), `muestra` (uruguayo: the card turned up, e.g. `"3b"`),
+`deals` (every hand of the match, as in a record's `hands`: replay and scripted scenarios).
 An unknown option key warns and is ignored.
 
 ## Actions
@@ -60,11 +61,13 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from types import SimpleNamespace
+
 from . import core as C
-from .cards import card_str
-from .game import IllegalActionError, Matches
+from .game import IllegalActionError, Matches, RecordedDeals, illegal_message
 from .observe import COMPACT_SIZE, INFOSTATE_SIZE, Encoder
-from .rules import ACTIONS, ENVIDO_CHAIN, NUM_ACTIONS, RuleSet, get_rules
+from .rules import ACTIONS, NUM_ACTIONS, RuleSet, get_rules
+from .view import decode_view, render_text, score_text  # noqa: F401  (score_text: re-export)
 
 _ACTION_MEANING = {
     "play_0": "play the card dealt in slot 0", "play_1": "play the card in slot 1",
@@ -77,7 +80,7 @@ _ACTION_MEANING = {
     "quiero": "accept the pending song", "no_quiero": "reject the pending song",
     "mazo": "give up the hand (the whole side)",
 }
-_OPTIONS = ("hands", "mano", "score", "muestra")
+_OPTIONS = ("hands", "mano", "score", "muestra", "deals")
 _ENV_ARGS = ("players", "rules", "target", "flor", "episode", "reward", "observation",
              "illegal", "render_mode")
 
@@ -140,6 +143,7 @@ class raw_env(AECEnv):
         self._seat = np.zeros(1, dtype=np.int32)
         self._action = np.zeros(1, dtype=np.int32)
         self._seed = None
+        self._last_hand: np.ndarray | None = None
         #: Seat whose cards ``render()`` shows (``None``: a spectator sees every hand).
         self.render_seat: int | None = None
 
@@ -164,8 +168,20 @@ class raw_env(AECEnv):
                     else:
                         opts[k] = v
         self._seed = seed
+        deals = opts.get("deals")
+        if deals is not None:
+            if not isinstance(deals, (list, tuple)) or not deals or any(
+                    not isinstance(h, dict) or "deal" not in h or "mano" not in h for h in deals):
+                raise ValueError(f"bad value for option 'deals': {deals!r}; expected a list of "
+                                 f"hands, each {{'mano': seat, 'deal': [[cards of seat 0], ...], "
+                                 f"'muestra': card or None}} as in a record")
+            if any(k in opts for k in ("hands", "mano", "muestra")):
+                raise ValueError("option 'deals' gives every hand; do not combine it with "
+                                 "'hands', 'mano' or 'muestra'")
+            deals = RecordedDeals(deals, self.players)
         self.game.reset(seed=seed, hands=opts.get("hands"), mano=opts.get("mano"),
-                        score=opts.get("score"), muestra=opts.get("muestra"))
+                        score=opts.get("score"), muestra=opts.get("muestra"), deals=deals)
+        self._last_hand = None
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -199,11 +215,7 @@ class raw_env(AECEnv):
         valid = isinstance(action, (int, np.integer)) and not isinstance(action, bool) \
             and 0 <= action < NUM_ACTIONS and legal[action]
         if not valid:
-            names = [ACTIONS[i] for i in np.flatnonzero(legal)]
-            shown = ACTIONS[action] if isinstance(action, (int, np.integer)) \
-                and 0 <= action < NUM_ACTIONS else action
-            msg = (f"illegal action {action!r} ({shown}) for {agent}; legal actions: "
-                   f"{[(int(i), n) for i, n in zip(np.flatnonzero(legal), names)]}")
+            msg = illegal_message(action, legal, agent)
             if self.illegal == "raise":
                 raise IllegalActionError(msg)
             self._cumulative_rewards[agent] = 0.0
@@ -215,13 +227,18 @@ class raw_env(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         self._action[0] = action
-        rewards, _, done = self.game.step(self._action)
+        rewards, hand_ended, done, _ = self.game.step(self._action)
         r = rewards[0]
         for i, a in enumerate(self.possible_agents):
             self.rewards[a] = float(r[i])
-        if done[0]:
-            for a in self.agents:
-                self.terminations[a] = True
+        if hand_ended[0]:
+            # The finished hand stays readable (last_hand) after the next deal.
+            self._last_hand = self.game.S[0:1].copy()
+            if done[0]:
+                for a in self.agents:
+                    self.terminations[a] = True
+            else:
+                self.game.next_hand()
         self._update()
         self._accumulate_rewards()
         if self.render_mode == "human":
@@ -237,6 +254,14 @@ class raw_env(AECEnv):
         """What ``agent`` may know, decoded (never another player's hidden cards)."""
         seat = self.agent_name_mapping[agent]
         return decode_view(self.game, 0, seat)
+
+    def last_hand(self, agent: str) -> dict | None:
+        """The view of ``agent`` of the last finished hand, as it stood at its end (bazas,
+        calls, events, points), or ``None`` before the first hand ends."""
+        if self._last_hand is None:
+            return None
+        game = SimpleNamespace(S=self._last_hand, rules=self.rules)
+        return decode_view(game, 0, self.agent_name_mapping[agent])
 
     def record(self, agents: list[str] | None = None) -> dict:
         """A JSON-serialisable record of the episode so far (see :func:`truco_env.replay`).
@@ -266,117 +291,3 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
-
-
-# ---------------------------------------------------------------------- decoding
-def decode_view(game: Matches, g: int, seat: int) -> dict:
-    S = game.S
-    P = int(S[g, C.NPLAYERS])
-    T = game.rules.target
-    hand = [card_str(S[g, C.HAND + 3 * seat + k]) if S[g, C.PLAYED + 3 * seat + k] < 0 else None
-            for k in range(3)]
-    table = []
-    for b in range(int(S[g, C.BAZA]) + 1):
-        lead = int(S[g, C.BAZA_LEAD + b])
-        if lead < 0:
-            break
-        row = []
-        for i in range(P):
-            p = (lead + i) % P
-            c = S[g, C.BAZA_CARD + b * C.P_MAX + p]
-            if c >= 0:
-                row.append((p, card_str(c)))
-        if row:
-            table.append(row)
-    calls = []
-    for e in range(int(S[g, C.HIST_LEN])):
-        a = int(S[g, C.HIST + 2 * e + 1])
-        if a > 2:
-            calls.append((int(S[g, C.HIST + 2 * e]), ACTIONS[a]))
-    public = {p: int(S[g, C.PUBLIC + p]) for p in range(P) if S[g, C.PUBLIC + p] >= 0}
-    results = []
-    for b in range(3):
-        r = int(S[g, C.RESULT + b])
-        results.append(None if r == -2 else ("parda" if r == -1 else r))
-    pending = None
-    if S[g, C.FLOR_STATE] != 0:
-        pending = ("flor", "contraflor", "contraflor_al_resto")[int(S[g, C.FLOR_STATE]) - 1]
-    elif S[g, C.ENV_PENDING]:
-        pending = ENVIDO_CHAIN[int(S[g, C.ENV_CHAIN])][0]
-    elif S[g, C.TRUCO_PENDING]:
-        pending = ("truco", "retruco", "vale_cuatro")[int(S[g, C.TRUCO_PENDING]) - 1]
-    return {
-        "seat": seat,
-        "team": int(S[g, C.TEAM + seat]),
-        "players": P,
-        "mano": int(S[g, C.MANO]),
-        "rules": game.rules.name,
-        "target": T,
-        "buenas": game.rules.has_buenas,
-        "score": [int(x) for x in S[g, C.SCORE:C.SCORE + 2]],
-        "hand": hand,
-        "hand_number": int(S[g, C.HAND_NO]),
-        "table": table,
-        "baza_results": results,
-        "calls": calls,
-        "envido_points": public,
-        "my_envido": int(S[g, C.ENVPTS + seat]),
-        "my_flor": int(S[g, C.FLORPTS + seat]) if S[g, C.FLORPTS + seat] >= 0 else None,
-        "truco_level": int(S[g, C.TRUCO_LEVEL]),
-        "truco_owner": int(S[g, C.TRUCO_OWNER]) if S[g, C.TRUCO_OWNER] >= 0 else None,
-        "pending": pending,
-        "envido_chain": ENVIDO_CHAIN[int(S[g, C.ENV_CHAIN])][0],
-        "to_act": int(S[g, C.ACTOR]),
-        "hand_over": bool(S[g, C.HAND_OVER]),
-        "done": bool(S[g, C.DONE]),
-        "muestra": card_str(S[g, C.MUESTRA]) if S[g, C.MUESTRA] >= 0 else None,
-    }
-
-
-def score_text(score: int, target: int, buenas: bool) -> str:
-    """``'12 (malas)'`` / ``'17 (buenas 2)'`` for a match with halves, else ``'7'``."""
-    if not buenas:
-        return f"{score}"
-    half = target // 2
-    return f"{score} (malas)" if score <= half else f"{score} (buenas {score - half})"
-
-
-def render_text(game: Matches, g: int, seat: int | None = None) -> str:
-    """The hand as text; with ``seat``, the other players' unplayed cards are hidden."""
-    S = game.S
-    P = game.players
-    rules = game.rules
-    v = decode_view(game, g, 0)
-    lines = [f"Truco {rules.name} · {P} players · match to {rules.target}"
-             + (" (malas y buenas)" if rules.has_buenas else "") + (" · con flor" if rules.flor else "")]
-    lines.append("Score: " + " | ".join(
-        f"team {t} ({', '.join(f'player_{p}' for p in range(P) if p % 2 == t)}) "
-        f"{score_text(v['score'][t], rules.target, rules.has_buenas)}" for t in range(2)))
-    level = ("no truco (1 point)", "truco (2)", "retruco (3)", "vale cuatro (4)")[v["truco_level"]]
-    lines.append(f"Hand {v['hand_number']} · mano player_{v['mano']} · {level}"
-                 + (f" · muestra {v['muestra']}" if v["muestra"] else ""))
-    for p in range(P):
-        shown = seat is None or p == seat
-        cards = [card_str(S[g, C.HAND + 3 * p + k]) + "*" if S[g, C.PLAYED + 3 * p + k] >= 0
-                 else (card_str(S[g, C.HAND + 3 * p + k]) if shown else "??") for k in range(3)]
-        envido = f"   envido {int(S[g, C.ENVPTS + p])}" if shown else ""
-        lines.append(f"  player_{p}: {' '.join(cards)}{envido}")
-    for b, row in enumerate(v["table"]):
-        res = v["baza_results"][b]
-        res_s = "" if res is None else (" -> parda" if res == "parda" else f" -> team {res}")
-        lines.append(f"  baza {b + 1}: " + "  ".join(f"player_{p} {c}" for p, c in row) + res_s)
-    if v["calls"]:
-        lines.append("  calls: " + ", ".join(f"player_{p} {a}" for p, a in v["calls"]))
-    if v["envido_points"]:
-        lines.append("  points shown: " + ", ".join(f"player_{p} {x}" for p, x in
-                                                    v["envido_points"].items()))
-    if v["done"]:
-        lines.append(f"Match over: team {int(S[g, C.WINNER])} wins")
-    elif v["hand_over"]:
-        lines.append("Hand over")
-    else:
-        mask = game.legal_mask()[g]
-        lines.append(f"To act: player_{v['to_act']}"
-                     + (f" (answering {v['pending']})" if v["pending"] else "")
-                     + " · legal: " + ", ".join(ACTIONS[i] for i in np.flatnonzero(mask)))
-    return "\n".join(lines)

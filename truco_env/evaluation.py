@@ -315,7 +315,7 @@ class EventLog:
         rel = (seat - Sr[:, C.MANO]) % P
         position = np.where(rel == 0, 0, np.where(rel == P - 1, 1, 2))
         flor = Sr[:, C.FLOR_STATE] != 0
-        env = ~flor & (Sr[:, C.ENV_PENDING] == 1) & (seat == Sr[:, C.ENV_ANSWERER])
+        env = ~flor & (Sr[:, C.ENVIDO_PENDING] == 1) & (seat == Sr[:, C.ENVIDO_ANSWERER])
         tru = ~flor & ~env & (Sr[:, C.TRUCO_PENDING] > 0) & (seat == Sr[:, C.TRUCO_ANSWERER])
         ctx = np.where(flor, CTX_FLOR, np.where(env, CTX_ENVIDO, np.where(tru, CTX_TRUCO,
                                                                           CTX_FREE)))
@@ -330,10 +330,10 @@ class EventLog:
             "seat": seat.astype(np.int8), "hand_no": Sr[:, C.HAND_NO].astype(np.int32),
             "step": np.full(len(rows), step, np.int32), "baza": Sr[:, C.BAZA].astype(np.int8),
             "position": position.astype(np.int8), "ctx": ctx.astype(np.int8),
-            "level": level.astype(np.int8), "chain": Sr[:, C.ENV_CHAIN].astype(np.int8),
+            "level": level.astype(np.int8), "chain": Sr[:, C.ENVIDO_CHAIN_ID].astype(np.int8),
             "action": actions[rows].astype(np.int8), "can_truco": can_t,
             "can_envido": can_e.astype(np.bool_),
-            "envido": Sr[np.arange(len(rows)), C.ENVPTS + seat].astype(np.int8),
+            "envido": Sr[np.arange(len(rows)), C.ENVIDO_PTS + seat].astype(np.int8),
             "strength": strength[rows, seat].astype(np.float32),
             "percentile": percentile[rows, seat].astype(np.float32)})
 

@@ -7,7 +7,7 @@ PettingZoo environment (N = 1) and :class:`truco_env.VectorTrucoEnv` are thin la
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -47,8 +47,105 @@ def parse_hands(hands: Any, players: int) -> list[list[int]]:
     return out
 
 
+class DealSource:
+    """Where the cards of every hand come from (the deal phase's only input).
+
+    ``decks(matches, games)`` gives one card order per game (``int32[k, 40]``: seat p gets cards
+    3p..3p+2, the next card is the muestra where the rules have one) for the next hand of each
+    game; ``first_manos(matches, games)`` the mano of a new match (``None``: the driver's rule).
+    """
+
+    def decks(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def first_manos(self, matches: "Matches", games: np.ndarray) -> np.ndarray | None:
+        return None
+
+
+class ShuffledDeals(DealSource):
+    """Uniformly shuffled decks from the driver's seeded generator (``Matches.rng``)."""
+
+    def decks(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
+        return matches.rng.permuted(np.broadcast_to(np.arange(NUM_CARDS, dtype=np.int32),
+                                                    (len(games), NUM_CARDS)), axis=1)
+
+
+class RecordedDeals(DealSource):
+    """The hands of a record, in order, for game 0 (replay); each ``{"mano", "deal", "muestra"}``
+    with cards as strings, as :meth:`Matches.record` writes them.  The recorded manos are
+    checked against the match's rotation."""
+
+    def __init__(self, hands: Sequence[dict], players: int):
+        self.hands = list(hands)
+        self.players = players
+        self.next = 0
+
+    def deck(self, i: int) -> np.ndarray:
+        h = self.hands[i]
+        given = [c for hand in parse_hands(h["deal"], self.players) for c in hand]
+        if h.get("muestra") is not None:
+            m = parse_card(h["muestra"])
+            if m in given:
+                raise ValueError(f"record hand {i}: muestra {h['muestra']!r} is also in a hand")
+            given.append(m)
+        return np.array(given + [c for c in range(NUM_CARDS) if c not in given], dtype=np.int32)
+
+    def decks(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
+        if self.next >= len(self.hands):
+            raise ValueError(f"the record has {len(self.hands)} hands and the match needs more")
+        i = self.next
+        self.next += 1
+        mano = int(matches.S[0, C.MANO]) if matches.S[0, C.HAND_NO] > 0 else None
+        want = self.hands[i]["mano"]
+        if mano is not None and (mano + 1) % matches.players != want:
+            raise ValueError(f"record hand {i}: mano {want} but the match gives "
+                             f"{(mano + 1) % matches.players}")
+        return self.deck(i)[None]
+
+    def first_manos(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
+        return np.array([self.hands[0]["mano"]], dtype=np.int32)
+
+
+class DuplicateDeals(DealSource):
+    """Deals that depend only on ``(seed, match id, hand number)``, for duplicate play.
+
+    Hand ``k`` (0-based) of match ``m`` is ``numpy.random.default_rng([seed, m, k])``'s
+    permutation and its first mano ``default_rng([seed, m])``'s draw, so two games with the same
+    match id get the same cards whatever happens in them, and the deals do not depend on how
+    matches are split into batches or workers.
+    """
+
+    def __init__(self, seed: int, match_ids: Sequence[int]):
+        self.seed = int(seed)
+        self.match_ids = np.asarray(match_ids, dtype=np.int64)
+
+    def decks(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
+        S = matches.S
+        return np.stack([np.random.default_rng([self.seed, int(self.match_ids[g]),
+                                                int(S[g, C.HAND_NO])]).permutation(NUM_CARDS)
+                         for g in games]).astype(np.int32)
+
+    def first_manos(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
+        return np.array([np.random.default_rng([self.seed, int(self.match_ids[g])])
+                         .integers(matches.players) for g in games], dtype=np.int32)
+
+
+class StepResult(NamedTuple):
+    """What :meth:`Matches.step` returns (arrays over the batch)."""
+
+    rewards: np.ndarray      # float32[N, players]: this step's reward of every seat
+    hand_ended: np.ndarray   # bool[N]: the hand ended at this step
+    done: np.ndarray         # bool[N]: the episode ended at this step
+    points: np.ndarray       # int32[N, T_MAX]: points each team scored at this step
+
+
 class Matches:
-    """N Truco matches stepped together.
+    """N Truco matches stepped together: the one match driver.
+
+    The phases are explicit: :meth:`reset` starts matches and deals their first hand;
+    :meth:`legal_mask` and :meth:`step` play; a hand that ends stays in the state, readable
+    (its events are in the core's LOG, see :mod:`truco_env.view`), until :meth:`next_hand` (or
+    :meth:`restart`, the vector env's auto-reset) deals the next one from the deal source.
 
     Args:
         n: number of matches.
@@ -59,10 +156,12 @@ class Matches:
             minus points conceded); ``None`` picks ``"match"`` for match episodes and
             ``"points"`` for hand episodes.
         random_mano: whether a new match starts with a random mano (else seat 0).
+        deals: the :class:`DealSource` (default: :class:`ShuffledDeals`).
     """
 
     def __init__(self, n: int, players: int, rules: RuleSet, episode: str = "match",
-                 reward: str | None = None, random_mano: bool = False):
+                 reward: str | None = None, random_mano: bool = False,
+                 deals: DealSource | None = None):
         if players not in rules.players_allowed:
             raise ValueError(f"bad value players={players!r} for rules {rules.name!r}; "
                              f"expected one of {list(rules.players_allowed)}")
@@ -81,20 +180,22 @@ class Matches:
         self.tables = rules.tables()
         self.S = C.new_state(n, players)
         self.rng = np.random.default_rng()
+        self._default_deals: DealSource = deals if deals is not None else ShuffledDeals()
+        self.deal_source = self._default_deals
         self.seat_team = np.arange(players) % 2
+        self._sign = np.where(self.seat_team == 0, 1.0, -1.0).astype(np.float32)
         self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
         self._pts = np.zeros((n, C.T_MAX), dtype=np.int32)
+        self._rewards = np.zeros((n, players), dtype=np.float32)
         self.record_deals = n == 1   # the AEC env keeps a record of every deal and action
         self.deals: list[dict] = []
+        self._start_score = [0, 0]
 
     # ------------------------------------------------------------------ dealing
-    def _decks(self, k: int) -> np.ndarray:
-        return self.rng.permuted(np.broadcast_to(np.arange(NUM_CARDS, dtype=np.int32),
-                                                 (k, NUM_CARDS)), axis=1)
-
     def _deal(self, games: np.ndarray, manos: np.ndarray, decks: np.ndarray | None = None) -> None:
+        """The deal phase: a hand for each of ``games`` with the given manos."""
         if decks is None:
-            decks = self._decks(len(games))
+            decks = self.deal_source.decks(self, games)
         C.start_hand(self.S, self.tables, games, decks, manos)
         if self.record_deals:
             P = self.players
@@ -103,19 +204,28 @@ class Matches:
                                "muestra": int(decks[0][3 * P]) if self.rules.muestra else None,
                                "actions": []})
 
+    def _first_manos(self, games: np.ndarray) -> np.ndarray:
+        manos = self.deal_source.first_manos(self, games)
+        if manos is not None:
+            return np.asarray(manos, dtype=np.int32)
+        if self.random_mano:
+            return self.rng.integers(0, self.players, len(games)).astype(np.int32)
+        return np.zeros(len(games), dtype=np.int32)
+
     def reset(self, seed: int | None = None, hands: Sequence | None = None,
               mano: int | None = None, score: Sequence[int] | None = None,
-              muestra: str | None = None, deck: Sequence[int] | None = None) -> None:
-        """Start new matches (all of them).
+              muestra: str | None = None, deals: DealSource | None = None) -> None:
+        """Start new matches (all of them) and deal their first hand.
 
-        ``hands``/``mano``/``score``/``muestra`` fix the first hand; ``deck`` gives its whole
-        card order (records).
+        ``hands``/``mano``/``score``/``muestra`` fix the first hand; ``deals`` replaces the
+        deal source (for example :class:`RecordedDeals` to replay a record).
         """
         if seed is not None:
             self.rng = np.random.default_rng(seed)
         elif not hasattr(self, "_seeded"):
             self.rng = np.random.default_rng()
         self._seeded = True
+        self.deal_source = deals if deals is not None else self._default_deals
         P = self.players
         if mano is not None:
             if isinstance(mano, bool) or not isinstance(mano, (int, np.integer)) \
@@ -133,76 +243,46 @@ class Matches:
         self._start_score = [int(s) for s in score] if score is not None else [0, 0]
         self.deals = []
         games = np.arange(self.n)
-        if mano is not None:
-            manos = np.full(self.n, mano, dtype=np.int32)
-        elif self.random_mano:
-            manos = self.rng.integers(0, P, self.n).astype(np.int32)
-        else:
-            manos = np.zeros(self.n, dtype=np.int32)
+        manos = (np.full(self.n, mano, dtype=np.int32) if mano is not None
+                 else self._first_manos(games))
         decks = None
         if muestra is not None and not self.rules.muestra:
             raise ValueError(f"bad value for option 'muestra': {muestra!r}; rules "
                              f"{self.rules.name!r} have no muestra")
-        if hands is not None or deck is not None or muestra is not None:
-            if deck is not None:
-                order = [int(c) for c in deck]
+        if hands is not None or muestra is not None:
+            shuffled = self.rng.permutation(NUM_CARDS).tolist()
+            m = parse_card(muestra) if muestra is not None else None
+            if hands is not None:
+                given = [c for h in parse_hands(hands, P) for c in h]
             else:
-                shuffled = self.rng.permutation(NUM_CARDS).tolist()
-                m = parse_card(muestra) if muestra is not None else None
-                if hands is not None:
-                    given = [c for h in parse_hands(hands, P) for c in h]
-                else:
-                    given = [c for c in shuffled if c != m][:3 * P]
-                if m is not None and m in given:
-                    raise ValueError(f"bad value for option 'muestra': {muestra!r} is also in "
-                                     f"a hand; the muestra is a card not dealt to anybody")
-                rest = [c for c in shuffled if c not in given and c != m]
-                order = given + ([m] if m is not None else []) + rest
+                given = [c for c in shuffled if c != m][:3 * P]
+            if m is not None and m in given:
+                raise ValueError(f"bad value for option 'muestra': {muestra!r} is also in "
+                                 f"a hand; the muestra is a card not dealt to anybody")
+            rest = [c for c in shuffled if c not in given and c != m]
+            order = given + ([m] if m is not None else []) + rest
             decks = np.tile(np.array(order, dtype=np.int32), (self.n, 1))
         self._deal(games, manos, decks)
 
-    # ------------------------------------------------------------------ stepping
-    def legal_mask(self) -> np.ndarray:
-        return C.legal_mask(self.S, self.tables, self._mask)
-
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Step every game; returns ``(rewards[N, P], hand_ended[N], episode_done[N])``.
-
-        Rewards follow ``self.reward``.  Games whose hand ended get their next hand dealt,
-        unless the episode is over (then they stay over until :meth:`reset` or
-        :meth:`restart`).
-        """
+    def next_hand(self, games: np.ndarray | None = None) -> np.ndarray:
+        """Deal the next hand (mano moves on one seat) in ``games`` whose hand is over and
+        whose match goes on (default: every such game).  Returns the games dealt."""
         S = self.S
-        if self.record_deals and actions[0] >= 0:
-            self.deals[-1]["actions"].append(int(actions[0]))
-        C.step(S, self.tables, actions, self._pts)
-        hand_ended = S[:, C.HAND_OVER] == 1
-        match_done = S[:, C.DONE] == 1
-        rewards = np.zeros((self.n, self.players), dtype=np.float32)
-        if hand_ended.any():
-            if self.reward == "points":
-                hp = S[:, C.HAND_PTS:C.HAND_PTS + 2]
-                diff = (hp[:, 0] - hp[:, 1]).astype(np.float32)
-                sign = np.where(self.seat_team == 0, 1.0, -1.0).astype(np.float32)
-                rewards[hand_ended] = diff[hand_ended, None] * sign[None, :]
-            else:
-                w = S[:, C.WINNER]
-                won = (self.seat_team[None, :] == w[:, None])
-                r = np.where(won, 1.0, -1.0).astype(np.float32)
-                rewards[match_done] = r[match_done]
-        done = match_done | (hand_ended if self.episode == "hand" else False)
-        nxt = np.flatnonzero(hand_ended & ~done)
-        if len(nxt):
-            manos = ((S[nxt, C.MANO] + 1) % self.players).astype(np.int32)
-            self._deal(nxt, manos)
-        return rewards, hand_ended, np.asarray(done)
+        if games is None:
+            games = np.flatnonzero((S[:, C.HAND_OVER] == 1) & (S[:, C.DONE] == 0))
+        else:
+            games = np.asarray(games, dtype=np.int64)
+            games = games[(S[games, C.HAND_OVER] == 1) & (S[games, C.DONE] == 0)]
+        if len(games):
+            self._deal(games, ((S[games, C.MANO] + 1) % self.players).astype(np.int32))
+        return games
 
     def restart(self, games: np.ndarray) -> None:
         """Start new episodes in ``games`` (the vector env's auto-reset).
 
-        A finished match starts over at 0-0 with a random (or seat 0) mano.  In hand episodes
-        an unfinished match goes on with its next hand, so hands are drawn from real match
-        situations (scores, malas and buenas).
+        A finished match starts over at 0-0 with a first mano from the deal source (random or
+        seat 0 by default).  In hand episodes an unfinished match goes on with its next hand, so
+        hands are drawn from real match situations (scores, malas and buenas).
         """
         if len(games) == 0:
             return
@@ -216,9 +296,60 @@ class Matches:
             S[g, C.SCORE:C.SCORE + C.T_MAX] = 0
             S[g, C.DONE] = 0
             S[g, C.WINNER] = -1
-            manos[over] = (self.rng.integers(0, P, len(g)) if self.random_mano
-                           else np.zeros(len(g))).astype(np.int32)
+            S[g, C.HAND_NO] = 0
+            manos[over] = self._first_manos(g)
         self._deal(games, manos)
+
+    # ------------------------------------------------------------------ stepping
+    def legal_mask(self) -> np.ndarray:
+        """``bool[N, A]``: the legal actions of the player to act in each game (the driver's
+        own buffer: copy it before handing it out)."""
+        return C.legal_mask(self.S, self.tables, self._mask)
+
+    def check_actions(self, actions: np.ndarray, games: np.ndarray | None = None) -> None:
+        """Raise :class:`IllegalActionError` naming the first illegal action of ``games``
+        (checked against the mask of the last :meth:`legal_mask` call).  The one legality
+        check of the package."""
+        mask = self._mask
+        actions = np.asarray(actions)
+        rows = np.arange(len(actions)) if games is None else np.asarray(games)
+        a = actions[rows]
+        ok = (a >= 0) & (a < NUM_ACTIONS)
+        ok[ok] = mask[rows[ok], a[ok]]
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            raise IllegalActionError(illegal_message(actions[rows[i]], mask[rows[i]],
+                                                     f"game {int(rows[i])}"))
+
+    def step(self, actions: np.ndarray) -> StepResult:
+        """Play one action per game (``-1`` skips a game); nothing is dealt here.
+
+        Rewards follow ``self.reward``.  A hand that ends stays readable until
+        :meth:`next_hand` or :meth:`restart` deals the next one.
+        """
+        S = self.S
+        if self.record_deals and actions[0] >= 0:
+            self.deals[-1]["actions"].append(int(actions[0]))
+        C.step(S, self.tables, actions, self._pts)
+        hand_ended = S[:, C.HAND_OVER] == 1
+        if self.n == 1 and not hand_ended[0]:
+            self._rewards[:] = 0.0
+            return StepResult(self._rewards, hand_ended, hand_ended, self._pts)
+        match_done = S[:, C.DONE] == 1
+        rewards = self._rewards
+        rewards[:] = 0.0
+        if hand_ended.any():
+            if self.reward == "points":
+                hp = S[:, C.HAND_PTS:C.HAND_PTS + 2]
+                diff = (hp[:, 0] - hp[:, 1]).astype(np.float32)
+                rewards[hand_ended] = diff[hand_ended, None] * self._sign[None, :]
+            else:
+                w = S[:, C.WINNER]
+                won = (self.seat_team[None, :] == w[:, None])
+                r = np.where(won, 1.0, -1.0).astype(np.float32)
+                rewards[match_done] = r[match_done]
+        done = match_done | hand_ended if self.episode == "hand" else match_done
+        return StepResult(rewards, hand_ended, done, self._pts)
 
     # ------------------------------------------------------------------ records
     def record(self, seed: int | None = None) -> dict:
@@ -240,6 +371,15 @@ class Matches:
                 for d in self.deals
             ],
         }
+
+
+def illegal_message(action: Any, mask: np.ndarray, who: str) -> str:
+    """The message of every illegal-action error: the action, who, and the legal actions."""
+    legal = [(int(i), ACTIONS[i]) for i in np.flatnonzero(mask)]
+    ok = isinstance(action, (int, np.integer)) and not isinstance(action, bool) \
+        and 0 <= action < NUM_ACTIONS
+    shown = ACTIONS[int(action)] if ok else "not an action id"
+    return f"illegal action {action!r} ({shown}) for {who}; legal actions: {legal}"
 
 
 def rules_to_dict(rules: RuleSet) -> dict:

@@ -27,6 +27,8 @@ RANK_SCALE = 19.0
 #: Envido reaches 37 and flor 47 with piezas (uruguayo); points are scaled by 50.
 POINTS_SCALE = 50.0
 EVENT_SIZE = P6 + NUM_ACTIONS + NUM_CARDS
+#: Actions of the hand kept in the infostate's history (a hand has fewer).
+HISTORY_MAX = 64
 
 COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
     ("seat_from_mano", P6, "one-hot: my seat counted from the mano (0 = I am mano)"),
@@ -53,8 +55,8 @@ COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
     ("match", 2, "[target / 30, the match has malas and buenas]"),
 )
 INFOSTATE_PIECES: tuple[tuple[str, int, str], ...] = COMPACT_PIECES + (
-    ("history", C.HMAX * EVENT_SIZE,
-     f"per event of the hand, in order ({C.HMAX} max): relative seat one-hot (6), action "
+    ("history", HISTORY_MAX * EVENT_SIZE,
+     f"per action of the hand, in order ({HISTORY_MAX} max): relative seat one-hot (6), action "
      f"one-hot ({NUM_ACTIONS}), card played one-hot (40)"),
 )
 
@@ -89,16 +91,16 @@ def _encode(S, K, g, seat, o, history):
     over = S[g, C.HAND_OVER] == 1
     if not over and S[g, C.ACTOR] == seat:
         o[O_TOACT] = 1.0
-        if S[g, C.TURN] != seat or S[g, C.TRUCO_PENDING] > 0 or S[g, C.ENV_PENDING] == 1 \
+        if S[g, C.TURN] != seat or S[g, C.TRUCO_PENDING] > 0 or S[g, C.ENVIDO_PENDING] == 1 \
                 or S[g, C.FLOR_STATE] != 0:
             o[O_TOACT + 1] = 1.0
     for k in range(3):
         if S[g, C.PLAYED + 3 * seat + k] < 0:
             o[O_HAND + 40 * k + S[g, C.HAND + 3 * seat + k]] = 1.0
             o[O_HRANK + k] = (S[g, C.HRANK + 3 * seat + k] + 1) / RANK_SCALE
-    o[O_ENV] = S[g, C.ENVPTS + seat] / POINTS_SCALE
-    if S[g, C.FLORPTS + seat] >= 0:
-        o[O_FLOR] = S[g, C.FLORPTS + seat] / POINTS_SCALE
+    o[O_ENV] = S[g, C.ENVIDO_PTS + seat] / POINTS_SCALE
+    if S[g, C.FLOR_PTS + seat] >= 0:
+        o[O_FLOR] = S[g, C.FLOR_PTS + seat] / POINTS_SCALE
     b = S[g, C.BAZA]
     o[O_BAZA + b] = 1.0
     for bb in range(3):
@@ -119,12 +121,12 @@ def _encode(S, K, g, seat, o, history):
         o[O_TRUCO + (8 if S[g, C.TRUCO_OWNER] == me else 9)] = 1.0
     if S[g, C.TRUCO_PENDING] > 0:
         o[O_TRUCO + (10 if S[g, C.TEAM + S[g, C.TRUCO_CALLER]] == me else 11)] = 1.0
-    o[O_ENVIDO + S[g, C.ENV_CHAIN]] = 1.0
-    if S[g, C.ENV_PENDING] == 1:
+    o[O_ENVIDO + S[g, C.ENVIDO_CHAIN_ID]] = 1.0
+    if S[g, C.ENVIDO_PENDING] == 1:
         o[O_ENVIDO + 12] = 1.0
-    if S[g, C.ENV_CALLER] >= 0:
-        o[O_ENVIDO + (13 if S[g, C.TEAM + S[g, C.ENV_CALLER]] == me else 14)] = 1.0
-    o[O_ENVIDO + 15] = S[g, C.ENV_CLOSED]
+    if S[g, C.ENVIDO_CALLER] >= 0:
+        o[O_ENVIDO + (13 if S[g, C.TEAM + S[g, C.ENVIDO_CALLER]] == me else 14)] = 1.0
+    o[O_ENVIDO + 15] = S[g, C.ENVIDO_CLOSED]
     o[O_FLORS + S[g, C.FLOR_STATE]] = 1.0
     best_mine = -1
     best_theirs = -1
@@ -156,15 +158,19 @@ def _encode(S, K, g, seat, o, history):
     o[O_MATCH] = T / 30.0
     o[O_MATCH + 1] = K[K_BUENAS]
     if history:
-        n = S[g, C.HIST_LEN]
-        for e in range(n):
-            q = S[g, C.HIST + 2 * e]
-            a = S[g, C.HIST + 2 * e + 1]
-            base = O_HIST + e * (P6 + 16 + 40)
+        e = 0
+        for i in range(S[g, C.LOG_LEN]):
+            row = C.LOG + C.EVENT_WIDTH * i
+            if S[g, row] != C.EV_ACTION or e >= HISTORY_MAX:
+                continue
+            q = S[g, row + 1]
+            a = S[g, row + 3]
+            base = O_HIST + e * EVENT_SIZE
             o[base + (q - seat) % P] = 1.0
             o[base + P6 + a] = 1.0
             if a <= 2:
-                o[base + P6 + 16 + S[g, C.HAND + 3 * q + a]] = 1.0
+                o[base + P6 + NUM_ACTIONS + S[g, row + 4]] = 1.0
+            e += 1
 
 
 @nb.njit(cache=True)
@@ -200,15 +206,15 @@ class Encoder:
                out: np.ndarray | None = None) -> np.ndarray:
         """Observations ``float32[N, size]`` of ``seats[g]`` in every game g."""
         if out is None:
-            out = np.zeros((S.shape[0], self.size), dtype=np.float32)
-        _encode_batch(S, tables["knobs"], np.asarray(seats, dtype=np.int32), out, self._history)
+            out = np.empty((S.shape[0], self.size), dtype=np.float32)
+        _encode_batch(S, tables.knobs, np.asarray(seats, dtype=np.int32), out, self._history)
         return out
 
     def encode_one(self, S: np.ndarray, tables: dict, g: int, seat: int,
                    out: np.ndarray | None = None) -> np.ndarray:
         if out is None:
             out = np.zeros(self.size, dtype=np.float32)
-        _encode(S, tables["knobs"], g, seat, out, self._history)
+        _encode(S, tables.knobs, g, seat, out, self._history)
         return out
 
     def layout_table(self) -> str:

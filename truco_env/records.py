@@ -1,5 +1,10 @@
 """Match records: export a match as JSON-serialisable data and replay it exactly.
 
+A record is the rules, the deals and the actions (``format: truco_env.record/1``).  Replaying
+runs the same match driver with the recorded deals as its deal source
+(:class:`truco_env.game.RecordedDeals`) and plays the recorded actions, each checked for
+legality: nothing reaches into the driver.
+
 >>> import truco_env
 >>> env = truco_env.env(); env.reset(seed=3)
 >>> for _ in range(5): env.step(int(env.last()[0]["action_mask"].nonzero()[0][0]))
@@ -12,11 +17,25 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import numpy as np
-
-from .cards import parse_card
 from .game import rules_from_dict
 from .rules import ACTION_ID
+
+RECORD_FORMAT = "truco_env.record/1"
+
+
+def load_record(record: dict | str) -> dict:
+    """A record dict from a dict or its JSON text, its format checked."""
+    if isinstance(record, str):
+        try:
+            record = json.loads(record)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"not a truco_env record: the text is not JSON ({e})") from None
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        raise ValueError(f"not a truco_env record: expected a dict with format {RECORD_FORMAT!r}")
+    for key in ("players", "rules", "hands"):
+        if key not in record:
+            raise ValueError(f"truco_env record without {key!r}")
+    return record
 
 
 def replay(record: dict | str, **env_kwargs: Any):
@@ -28,40 +47,16 @@ def replay(record: dict | str, **env_kwargs: Any):
     """
     from .env import env as make_env
 
-    if isinstance(record, str):
-        record = json.loads(record)
-    if not isinstance(record, dict) or record.get("format") != "truco_env.record/1":
-        raise ValueError("not a truco_env record: expected a dict with format "
-                         "'truco_env.record/1'")
+    record = load_record(record)
     rules = rules_from_dict(record["rules"])
-    e = make_env(players=record["players"], rules=rules, episode=record["episode"],
-                 reward=record["reward"], **env_kwargs)
-    raw = e.unwrapped
+    e = make_env(players=record["players"], rules=rules, episode=record.get("episode", "match"),
+                 reward=record.get("reward"), **env_kwargs)
     hands = record["hands"]
     if not hands:
         return e
-    first = hands[0]
-    e.reset(seed=record.get("seed"), options={"hands": first["deal"], "mano": first["mano"],
-                                              "score": record.get("start_score", [0, 0]),
-                                              "muestra": first.get("muestra")})
+    e.reset(seed=record.get("seed"), options={"deals": hands,
+                                              "score": record.get("start_score", [0, 0])})
     for i, h in enumerate(hands):
-        if i > 0:
-            # The core dealt a random next hand: overwrite it with the recorded one.
-            raw.game.deals.pop()
-            deck = [parse_card(c) for hand in h["deal"] for c in hand]
-            if h.get("muestra") is not None:
-                deck.append(parse_card(h["muestra"]))
-            rest = [c for c in range(40) if c not in deck]
-            from . import core as C
-            games = np.array([0])
-            S = raw.game.S
-            if int(S[0, C.MANO]) != h["mano"]:
-                raise ValueError(f"record hand {i}: mano {h['mano']} but the match gives "
-                                 f"{int(S[0, C.MANO])}")
-            S[0, C.HAND_NO] -= 1
-            raw.game._deal(games, np.array([h["mano"]], dtype=np.int32),
-                           np.array([deck + rest], dtype=np.int32))
-            raw._update()
         for name in h["actions"]:
             if name not in ACTION_ID:
                 raise ValueError(f"record hand {i}: unknown action {name!r}")

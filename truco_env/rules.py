@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -45,6 +45,18 @@ TRUCO_QUIERO = (1, 2, 3, 4)
 TRUCO_NO_QUIERO = (0, 1, 2, 3)
 
 PRESETS = ("argentino", "trucoshi", "uruguayo")
+
+
+class RuleTables(NamedTuple):
+    """What the rules core reads of a :class:`RuleSet`: one named structure of int32 arrays
+    (numba compiles a named tuple as a record, so the kernels read ``T.envido_next[...]``)."""
+
+    knobs: np.ndarray             # [K]: the knob vector, indexed by the K_* constants below
+    envido_next: np.ndarray       # [chains, 3]: chain after envido / real / falta, -1 illegal
+    envido_quiero: np.ndarray     # [chains]: points of an accepted chain (-1: a falta envido)
+    envido_no_quiero: np.ndarray  # [chains]: points to the caller when it is rejected
+    truco_quiero: np.ndarray      # [4]: points of the hand at each accepted truco level
+    truco_no_quiero: np.ndarray   # [4]: points to the caller when that level is rejected
 _FALTA_RULES = ("malas", "leader")
 _RESTO_RULES = ("leader", "match")
 
@@ -144,7 +156,7 @@ class RuleSet:
                 raise ValueError(f"unknown rule knob {k!r}; known knobs: {sorted(names)}")
         return dataclasses.replace(self, **knobs)
 
-    def tables(self) -> dict[str, np.ndarray]:
+    def tables(self) -> "RuleTables":
         """The int arrays the rules core reads (knobs as a vector, the betting tables)."""
         chains = [c for c, _, _ in self.envido_chain]
         nxt = np.full((len(chains), 3), -1, dtype=np.int32)
@@ -159,14 +171,14 @@ class RuleSet:
             _RESTO_RULES.index(self.contraflor_resto), self.contraflor_resto_no_quiero,
             self.achico, int(self.muestra), *self.pieza_envido,
         ], dtype=np.int32)
-        return {
-            "knobs": knobs,
-            "env_next": nxt,
-            "env_quiero": np.array([q for _, q, _ in self.envido_chain], dtype=np.int32),
-            "env_no_quiero": np.array([n for _, _, n in self.envido_chain], dtype=np.int32),
-            "truco_quiero": np.array(self.truco_quiero, dtype=np.int32),
-            "truco_no_quiero": np.array(self.truco_no_quiero, dtype=np.int32),
-        }
+        return RuleTables(
+            knobs=knobs,
+            envido_next=nxt,
+            envido_quiero=np.array([q for _, q, _ in self.envido_chain], dtype=np.int32),
+            envido_no_quiero=np.array([n for _, _, n in self.envido_chain], dtype=np.int32),
+            truco_quiero=np.array(self.truco_quiero, dtype=np.int32),
+            truco_no_quiero=np.array(self.truco_no_quiero, dtype=np.int32),
+        )
 
 
 # Indices into the knob vector of RuleSet.tables() (read by the core).

@@ -15,7 +15,15 @@ and returns ``(obs, rewards, dones, info)``:
 * ``dones``: ``bool[N]``, the episode of that game ended at this step; it has already been
   reset (same-step auto-reset: the terminal observation is not returned, as nothing follows it);
 * ``info``: ``actor`` (int[N], seat to act next), ``score`` (int[N, 2] before auto-reset),
-  ``hand_ended`` (bool[N]), ``winner`` (int[N], winning team of a finished match, else -1).
+  ``hand_ended`` (bool[N]), ``hand_points`` (int[N, 2], points each team scored in the hand
+  that ended, zero elsewhere), ``end_reason`` (int[N], ``core.END_*`` of the hand that ended, 0
+  elsewhere), ``winner`` (int[N], winning team of a finished match, else -1) and
+  ``final_state`` (the core state rows of the games whose hand ended, before the next deal:
+  ``truco_env.view.hand_events(info["final_state"], i)`` lists what happened in the i-th one,
+  in the order of ``np.flatnonzero(info["hand_ended"])``).
+
+Every array in ``obs`` and ``info`` is the caller's to keep: the env never writes to an array it
+handed out.
 
 The first mano of every match is random (seeded), so every seat is mano and pie equally.
 """
@@ -26,9 +34,9 @@ from typing import Any
 import numpy as np
 
 from . import core as C
-from .game import IllegalActionError, Matches
+from .game import Matches
 from .observe import Encoder
-from .rules import ACTIONS, NUM_ACTIONS, RuleSet, get_rules
+from .rules import NUM_ACTIONS, RuleSet, get_rules
 
 
 class VectorTrucoEnv:
@@ -51,7 +59,6 @@ class VectorTrucoEnv:
         self.check_actions = check_actions
         self.num_actions = NUM_ACTIONS
         self.observation_size = self.encoder.size
-        self._obs = np.zeros((self.num_envs, self.encoder.size), dtype=np.float32)
         self._seed = seed
 
     @property
@@ -62,41 +69,47 @@ class VectorTrucoEnv:
     def reset(self, seed: int | None = None) -> tuple[dict, dict]:
         self.game.reset(seed=seed if seed is not None else self._seed)
         self._seed = None
-        return self._observe(), self._info(np.zeros(self.num_envs, bool),
+        N = self.num_envs
+        return self._observe(), self._info(np.zeros(N, bool), np.zeros((N, 2), np.int32),
+                                           np.zeros(N, np.int32),
                                            self.game.S[:, C.SCORE:C.SCORE + 2].copy(),
-                                           np.full(self.num_envs, -1, np.int32))
+                                           np.full(N, -1, np.int32), self.game.S[:0].copy())
 
     def _observe(self) -> dict:
         S = self.game.S
-        actor = S[:, C.ACTOR]
-        self.encoder.encode(S, self.game.tables, actor, self._obs)
-        self._mask = self.game.legal_mask()
-        return {"observation": self._obs, "action_mask": self._mask.view(np.int8)}
+        obs = self.encoder.encode(S, self.game.tables, S[:, C.ACTOR])
+        self._mask = self.game.legal_mask().copy()
+        return {"observation": obs, "action_mask": self._mask.astype(np.int8)}
 
-    def _info(self, hand_ended, score, winner) -> dict:
+    def _info(self, hand_ended, hand_points, end_reason, score, winner, final_state) -> dict:
         return {"actor": self.game.S[:, C.ACTOR].copy(), "score": score,
-                "hand_ended": hand_ended, "winner": winner}
+                "hand_ended": hand_ended, "hand_points": hand_points, "end_reason": end_reason,
+                "winner": winner, "final_state": final_state}
 
     def step(self, actions: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray, dict]:
         actions = np.asarray(actions, dtype=np.int32)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions of shape {actions.shape}; expected ({self.num_envs},)")
         if self.check_actions:
-            ok = (actions >= 0) & (actions < NUM_ACTIONS)
-            ok[ok] = self._mask[np.flatnonzero(ok), actions[ok]]
-            if not ok.all():
-                g = int(np.flatnonzero(~ok)[0])
-                a = int(actions[g])
-                legal = [ACTIONS[i] for i in np.flatnonzero(self._mask[g])]
-                raise IllegalActionError(
-                    f"illegal action {a} ({ACTIONS[a] if 0 <= a < NUM_ACTIONS else '?'}) in game "
-                    f"{g}; legal actions: {legal}")
-        rewards, hand_ended, dones = self.game.step(actions)
+            self.game.check_actions(actions)
+        rewards, hand_ended, dones, _ = self.game.step(actions)
         S = self.game.S
+        rewards = rewards.copy()
+        hand_ended = hand_ended.copy()
+        dones = np.asarray(dones).copy()
         score = S[:, C.SCORE:C.SCORE + 2].copy()
+        ended = np.flatnonzero(hand_ended)
+        hand_points = np.zeros((self.num_envs, 2), np.int32)
+        end_reason = np.zeros(self.num_envs, np.int32)
+        if len(ended):
+            hand_points[ended] = S[ended, C.HAND_PTS:C.HAND_PTS + 2]
+            end_reason[ended] = S[ended, C.END_REASON]
+        final_state = S[ended].copy()
         winner = np.where(S[:, C.DONE] == 1, S[:, C.WINNER], -1).astype(np.int32)
         self.game.restart(np.flatnonzero(dones))
-        return self._observe(), rewards, dones, self._info(hand_ended, score, winner)
+        self.game.next_hand(ended[~dones[ended]])
+        return self._observe(), rewards, dones, self._info(hand_ended, hand_points, end_reason,
+                                                           score, winner, final_state)
 
     def observe_seat(self, seats: np.ndarray) -> np.ndarray:
         """Observations of arbitrary seats (for example a critic of every seat)."""

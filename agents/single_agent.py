@@ -1,6 +1,6 @@
 """Gymnasium single-agent view: one seat learns, every other seat is a bot.
 
->>> import gymnasium as gym, truco_env.wrappers
+>>> import gymnasium as gym, agents     # importing agents registers the id
 >>> env = gym.make("truco_env/Truco-v0", opponent="random", seat=0, players=2)
 >>> obs, info = env.reset(seed=3)
 >>> obs.shape == env.observation_space.shape, info["action_mask"].dtype
@@ -29,8 +29,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .env import raw_env
-from .rules import ACTIONS, NUM_ACTIONS
+from truco_env.env import raw_env
+from truco_env.game import IllegalActionError, illegal_message
+from truco_env.rules import NUM_ACTIONS
+
+from .base import load
 
 GYM_ID = "truco_env/Truco-v0"
 BotSpec = Union[str, Any]  # a spec for agents.load, or an agents.Agent
@@ -82,8 +85,6 @@ class SingleAgentEnv(gymnasium.Env):
         self._done = True
 
     def _make_bots(self, opponent, partner) -> dict[str, Any]:
-        import agents  # late import: agents imports truco_env
-
         players = self.aec.players
         others = [s for s in range(players) if s != self.seat]
         if isinstance(opponent, Mapping):
@@ -98,7 +99,7 @@ class SingleAgentEnv(gymnasium.Env):
             specs = {s: (mate if s % 2 == self.seat % 2 else opponent) for s in others}
         bots = {}
         for s, spec in specs.items():
-            bot = agents.load(spec)
+            bot = load(spec)
             if bot.name == "human":
                 raise ValueError("a human cannot sit at a bot seat of SingleAgentEnv")
             bots[self.aec.possible_agents[s]] = bot
@@ -126,16 +127,12 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError("step() called after the episode ended; call reset()")
         a = int(action)
         if not (0 <= a < NUM_ACTIONS and self._mask[a]):
+            msg = illegal_message(action, self._mask, self.agent)
             if self.illegal == "raise":
-                from .game import IllegalActionError
-
-                legal = [ACTIONS[i] for i in np.flatnonzero(self._mask)]
-                raise IllegalActionError(f"illegal action {action!r} for {self.agent}; legal "
-                                         f"actions: {legal}")
+                raise IllegalActionError(msg)
             self._done = True
             info = self._info()
-            info["illegal_move"] = (f"illegal action {action!r}; legal actions: "
-                                    f"{[ACTIONS[i] for i in np.flatnonzero(self._mask)]}")
+            info["illegal_move"] = msg
             self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
             info["action_mask"] = self._mask.copy()
             return self._observation(), -1.0, True, False, info
@@ -192,7 +189,7 @@ class SingleAgentEnv(gymnasium.Env):
 def _register() -> None:
     """Register :data:`GYM_ID` with Gymnasium (once)."""
     if GYM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ID, entry_point="truco_env.wrappers:SingleAgentEnv")
+        gymnasium.register(id=GYM_ID, entry_point="agents.single_agent:SingleAgentEnv")
 
 
 _register()

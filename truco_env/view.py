@@ -1,0 +1,267 @@
+"""What a seat may know, decoded, and the one text formatter of the package.
+
+* :func:`decode_view`: the plain dict of ``env.unwrapped.view(agent)`` (never another player's
+  hidden cards); bots, the human player, the probe and tests read it;
+* :func:`hand_events`: the events of the hand (from the core's LOG) as dicts; every event is
+  public (cards played, songs, answers, points said aloud, points scored);
+* :func:`format_view`: the text of a view, used by ``render()``, the terminal player and the
+  probe; :func:`hand_summary` the text of a finished hand.
+
+>>> import truco_env
+>>> env = truco_env.env(); env.reset(seed=1, options={"hands": ["1e 7e 4c", "1b 7o 5c"]})
+>>> decode_view(env.unwrapped.game, 0, 0)["hand"]
+['1e', '7e', '4c']
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from . import core as C
+from .cards import card_str
+from .rules import ACTIONS, ENVIDO_CHAIN
+
+_TRUCO_LEVEL = ("no truco (1 point)", "truco accepted (2)", "retruco accepted (3)",
+                "vale cuatro accepted (4)")
+_PENDING_FLOR = ("flor", "contraflor", "contraflor_al_resto")
+_PENDING_TRUCO = ("truco", "retruco", "vale_cuatro")
+
+
+def hand_events(S: np.ndarray, g: int, start: int = 0) -> list[dict[str, Any]]:
+    """The events of game ``g``'s hand from index ``start`` (see ``core.EV_*``), as dicts:
+
+    ``{"event": "action", "seat", "action", "card"}``, ``{"event": "baza", "baza", "seat",
+    "team"}`` (seat/team ``None`` for a parda), ``{"event": "declare", "seat", "what",
+    "points"}`` (points ``None``: "son buenas"), ``{"event": "points", "team", "points",
+    "source"}``, ``{"event": "hand_end", "reason", "team"}``, ``{"event": "match_end", "team",
+    "score"}``.
+    """
+    out = []
+    for i in range(start, int(S[g, C.LOG_LEN])):
+        kind, seat, team, value, detail = (int(x) for x in
+                                           S[g, C.LOG + C.EVENT_WIDTH * i:
+                                             C.LOG + C.EVENT_WIDTH * (i + 1)])
+        if kind == C.EV_ACTION:
+            out.append({"event": "action", "seat": seat, "action": ACTIONS[value],
+                        "card": card_str(detail) if detail >= 0 else None})
+        elif kind == C.EV_BAZA:
+            out.append({"event": "baza", "baza": value, "seat": seat if seat >= 0 else None,
+                        "team": team if team >= 0 else None})
+        elif kind == C.EV_DECLARE:
+            out.append({"event": "declare", "seat": seat, "what": ("envido", "flor")[detail],
+                        "points": value if value >= 0 else None})
+        elif kind == C.EV_POINTS:
+            out.append({"event": "points", "team": team, "points": value,
+                        "source": C.SOURCE_NAMES[detail]})
+        elif kind == C.EV_HAND_END:
+            out.append({"event": "hand_end", "reason": C.END_NAMES[value],
+                        "team": team if team >= 0 else None})
+        elif kind == C.EV_MATCH_END:
+            out.append({"event": "match_end", "team": team, "score": value})
+    return out
+
+
+def decode_view(game: Any, g: int, seat: int) -> dict:
+    """What ``seat`` may know of game ``g`` of a :class:`truco_env.game.Matches`."""
+    S = game.S
+    P = int(S[g, C.NPLAYERS])
+    hand = [card_str(S[g, C.HAND + 3 * seat + k]) if S[g, C.PLAYED + 3 * seat + k] < 0 else None
+            for k in range(3)]
+    table = []
+    for b in range(int(S[g, C.BAZA]) + 1):
+        lead = int(S[g, C.BAZA_LEAD + b])
+        if lead < 0:
+            break
+        row = []
+        for i in range(P):
+            p = (lead + i) % P
+            c = S[g, C.BAZA_CARD + b * C.P_MAX + p]
+            if c >= 0:
+                row.append((p, card_str(c)))
+        if row:
+            table.append(row)
+    events = hand_events(S, g)
+    calls = [(e["seat"], e["action"]) for e in events
+             if e["event"] == "action" and e["card"] is None]
+    public = {p: int(S[g, C.PUBLIC + p]) for p in range(P) if S[g, C.PUBLIC + p] >= 0}
+    results = []
+    for b in range(3):
+        r = int(S[g, C.RESULT + b])
+        results.append(None if r == -2 else ("parda" if r == -1 else r))
+    pending = None
+    if S[g, C.FLOR_STATE] != C.FLOR_NONE:
+        pending = _PENDING_FLOR[int(S[g, C.FLOR_STATE]) - 1]
+    elif S[g, C.ENVIDO_PENDING]:
+        pending = ENVIDO_CHAIN[int(S[g, C.ENVIDO_CHAIN_ID])][0]
+    elif S[g, C.TRUCO_PENDING]:
+        pending = _PENDING_TRUCO[int(S[g, C.TRUCO_PENDING]) - 1]
+    over = bool(S[g, C.HAND_OVER])
+    return {
+        "seat": seat,
+        "team": int(S[g, C.TEAM + seat]),
+        "players": P,
+        "mano": int(S[g, C.MANO]),
+        "rules": game.rules.name,
+        "target": game.rules.target,
+        "buenas": game.rules.has_buenas,
+        "flor": game.rules.flor,
+        "score": [int(x) for x in S[g, C.SCORE:C.SCORE + 2]],
+        "hand": hand,
+        "hand_number": int(S[g, C.HAND_NO]),
+        "table": table,
+        "baza_results": results,
+        "calls": calls,
+        "events": events,
+        "envido_points": public,
+        "my_envido": int(S[g, C.ENVIDO_PTS + seat]),
+        "my_flor": int(S[g, C.FLOR_PTS + seat]) if S[g, C.FLOR_PTS + seat] >= 0 else None,
+        "truco_level": int(S[g, C.TRUCO_LEVEL]),
+        "truco_owner": int(S[g, C.TRUCO_OWNER]) if S[g, C.TRUCO_OWNER] >= 0 else None,
+        "pending": pending,
+        "envido_chain": ENVIDO_CHAIN[int(S[g, C.ENVIDO_CHAIN_ID])][0],
+        "to_act": None if over else int(S[g, C.ACTOR]),
+        "hand_over": over,
+        "hand_points": [int(x) for x in S[g, C.HAND_PTS:C.HAND_PTS + 2]],
+        "end_reason": C.END_NAMES[int(S[g, C.END_REASON])] or None,
+        "done": bool(S[g, C.DONE]),
+        "winner": int(S[g, C.WINNER]) if S[g, C.WINNER] >= 0 else None,
+        "muestra": card_str(S[g, C.MUESTRA]) if S[g, C.MUESTRA] >= 0 else None,
+    }
+
+
+# ---------------------------------------------------------------------- text
+def score_text(score: int, target: int, buenas: bool) -> str:
+    """``'12 (malas)'`` / ``'17 (buenas 2)'`` for a match with halves, else ``'7'``.
+
+    >>> score_text(17, 30, True), score_text(7, 15, False)
+    ('17 (buenas 2)', '7')
+    """
+    if not buenas:
+        return f"{score}"
+    half = target // 2
+    return f"{score} (malas)" if score <= half else f"{score} (buenas {score - half})"
+
+
+def seat_name(seat: int, me: int | None, players: int) -> str:
+    """``'you'``, ``'player_2 (partner)'`` or ``'player_1'`` (no ``me``: ``'player_1'``)."""
+    if me is None:
+        return f"player_{seat}"
+    if seat == me:
+        return "you"
+    if players > 2 and seat % 2 == me % 2:
+        return f"player_{seat} (partner)"
+    return f"player_{seat}"
+
+
+def team_name(team: int, me: int | None) -> str:
+    if me is None:
+        return f"team {team}"
+    return f"team {team} ({'yours' if team == me % 2 else 'theirs'})"
+
+
+def baza_result_text(result: Any, me: int | None) -> str:
+    if result is None:
+        return ""
+    if result == "parda":
+        return " -> parda"
+    return f" -> {team_name(int(result), me)}"
+
+
+def action_text(action: int, view: Mapping) -> str:
+    """``'play_1 (7o)'`` for a card of the view's hand, the action name otherwise."""
+    name = ACTIONS[action]
+    if name.startswith("play_"):
+        card = view["hand"][int(name[-1])]
+        return f"{name} ({card})" if card else name
+    return name
+
+
+def format_view(view: Mapping, me: int | None = None,
+                hands: Mapping[int, list[str]] | None = None,
+                mask: np.ndarray | None = None) -> str:
+    """A view as text: score, hand, calls, points shown, bazas, cards, who acts.
+
+    ``me``: the seat the text speaks to ("you", "partner"; ``None``: a spectator).
+    ``hands``: cards to show by seat (a spectator's or the end of a hand), instead of the view's
+    own hand only.  ``mask``: the legal actions of the seat to act, listed on the last line.
+    """
+    players, target = view["players"], view["target"]
+    buenas = view.get("buenas", False)
+    P = players
+    lines = [
+        "Score: " + " | ".join(
+            f"{team_name(t, me)} {score_text(view['score'][t], target, buenas)}"
+            for t in range(2))
+        + f"  (match to {target}" + (", malas y buenas)" if buenas else ")"),
+        f"Hand {view['hand_number']} · mano: {seat_name(view['mano'], me, P)} · "
+        f"{_TRUCO_LEVEL[view['truco_level']]}"
+        + (f" · muestra {view['muestra']}" if view.get("muestra") else ""),
+    ]
+    if view["calls"]:
+        lines.append("Calls: " + ", ".join(f"{seat_name(p, me, P)} {a}"
+                                           for p, a in view["calls"]))
+    if view["envido_points"]:
+        lines.append("Points shown: " + ", ".join(f"{seat_name(p, me, P)} {x}"
+                                                  for p, x in view["envido_points"].items()))
+    for b, row in enumerate(view["table"]):
+        lines.append(f"Baza {b + 1}: " + ", ".join(f"{seat_name(p, me, P)} {c}"
+                                                   for p, c in row)
+                     + baza_result_text(view["baza_results"][b], me))
+    if hands is not None:
+        for p, cards in hands.items():
+            lines.append(f"Cards of {seat_name(p, me, P)}: "
+                         + " ".join(c if c else "--" for c in cards))
+    elif me is not None:
+        cards = "  ".join(f"[{k}] {c}" for k, c in enumerate(view["hand"]) if c is not None)
+        extra = f"envido {view['my_envido']}"
+        if view.get("my_flor") is not None:
+            extra += f", flor {view['my_flor']}"
+        lines.append(f"Your cards: {cards}   ({extra})")
+    if view["done"]:
+        lines.append(f"Match over: {team_name(view['winner'], me)} wins")
+    elif view["hand_over"]:
+        lines.append(f"Hand over ({view['end_reason']})")
+    elif view["to_act"] is not None:
+        who = seat_name(view["to_act"], me, P)
+        line = f"To act: {who}" + (f" (answering {view['pending']})" if view["pending"] else "")
+        if mask is not None:
+            line += " · legal: " + ", ".join(ACTIONS[i] for i in np.flatnonzero(mask))
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def render_text(game: Any, g: int, seat: int | None = None) -> str:
+    """The hand as text; with ``seat``, from that seat (other unplayed cards hidden)."""
+    rules = game.rules
+    S = game.S
+    P = int(S[g, C.NPLAYERS])
+    v = decode_view(game, g, 0 if seat is None else seat)
+    hands = {}
+    for p in range(P):
+        shown = seat is None or p == seat
+        hands[p] = [card_str(S[g, C.HAND + 3 * p + k]) + "*" if S[g, C.PLAYED + 3 * p + k] >= 0
+                    else (card_str(S[g, C.HAND + 3 * p + k]) if shown else "??")
+                    for k in range(3)]
+    head = (f"Truco {rules.name} · {P} players · match to {rules.target}"
+            + (" (malas y buenas)" if rules.has_buenas else "") + (" · con flor" if rules.flor
+                                                                    else ""))
+    mask = game.legal_mask()[g] if not v["hand_over"] else None
+    return head + "\n" + format_view(v, seat, hands=hands, mask=mask)
+
+
+def hand_summary(view: Mapping, me: int | None) -> str:
+    """What happened in a finished hand (a view taken before the next deal)."""
+    P = view["players"]
+    lines = [f"--- Hand {view['hand_number']} over ({view['end_reason']}) ---"]
+    for b, row in enumerate(view["table"]):
+        lines.append(f"  baza {b + 1}: " + ", ".join(f"{seat_name(p, me, P)} {c}" for p, c in row)
+                     + baza_result_text(view["baza_results"][b], me))
+    if view["calls"]:
+        lines.append("  calls: " + ", ".join(f"{seat_name(p, me, P)} {a}" for p, a in view["calls"]))
+    if view["envido_points"]:
+        lines.append("  points shown: " + ", ".join(f"{seat_name(p, me, P)} {x}"
+                                                    for p, x in view["envido_points"].items()))
+    pts = view["hand_points"]
+    lines.append("  points: " + ", ".join(f"{team_name(t, me)} +{pts[t]}" for t in range(2)))
+    return "\n".join(lines)
