@@ -50,8 +50,7 @@ def test_full_match_1v1():
     assert re.search(r"You (win|lose) the match \d+-\d+\.", text)
     assert "--- Hand 1 over (" in text
     assert re.search(r"baza 1: .*-> (parda|team [01])", text)
-    assert re.search(r"points: your team \+\d+, their team \+\d+|points: their team \+\d+, "
-                     r"your team \+\d+", text)
+    assert re.search(r"points: team 0 \(yours\) \+\d+, team 1 \(theirs\) \+\d+", text)
     assert "Your cards: [0]" in text and "Legal: " in text
     assert "(match to 9)" in text
 
