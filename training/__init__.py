@@ -1,0 +1,2 @@
+"""Self-play PPO support for ``train.py``: config, opponent pool, logging (the loop itself reads
+top to bottom in ``train.py``)."""
