@@ -38,28 +38,24 @@ from __future__ import annotations
 import numpy as np
 
 from truco_env import core, strength
-from truco_env.cards import NUM_CARDS, TRUCO_RANK
+from truco_env.cards import NUM_CARDS
 from truco_env.observe import COMPACT_SIZE, POINTS_SCALE, RANK_SCALE, Encoder
 from truco_env.rules import ACTION_ID, ENVIDO_CHAIN, NUM_ACTIONS
 
 from .base import Agent
 
 _ENC = Encoder("compact")
-NUM_RANKS = int(TRUCO_RANK.max()) + 1           # 14 tiers without a muestra
-ALL_RANKS = core.PIEZA_RANK0 + 5                # 19 with the piezas of a muestra (uruguayo)
-_RANK_COUNT = np.bincount(TRUCO_RANK, minlength=NUM_RANKS).astype(np.int64)
+NUM_RANKS = core.PLAIN_RANKS                    # 14 tiers without a muestra
+ALL_RANKS = core.NUM_RANKS                      # 19 with the piezas of a muestra (uruguayo)
 
 
 def _rank_tables() -> tuple[np.ndarray, np.ndarray]:
     """``RANK[mu, card]`` (mu = muestra card, 40 = none) from the core's pieza rule, and
     ``CDF[mu, r + 1] = P(rank of a random other card <= r)`` for r = -1 .. 18."""
-    rank = np.tile(TRUCO_RANK.astype(np.int64), (NUM_CARDS + 1, 1))
+    rank = np.stack([strength.card_ranks(mu if mu < NUM_CARDS else -1)
+                     for mu in range(NUM_CARDS + 1)])
     cdf = np.zeros((NUM_CARDS + 1, ALL_RANKS + 1))
     for mu in range(NUM_CARDS + 1):
-        for c in range(NUM_CARDS):
-            pi = core._pieza_index(mu if mu < NUM_CARDS else -1, c)
-            if pi >= 0:
-                rank[mu, c] = core.PIEZA_RANK0 + 4 - pi
         others = np.delete(rank[mu], mu) if mu < NUM_CARDS else rank[mu]
         cdf[mu, 1:] = np.cumsum(np.bincount(others, minlength=ALL_RANKS)) / len(others)
     return rank, cdf
@@ -202,37 +198,33 @@ class HeuristicAgent(Agent):
     # ------------------------------------------------------------------ decoding
     @staticmethod
     def _decode(obs: np.ndarray) -> dict:
-        """Named quantities of the batch from the compact pieces."""
-        pc = lambda name: _ENC.piece(obs, name)  # noqa: E731
+        """Named quantities of the batch from the compact pieces (read by name)."""
+        v = _ENC.views(obs)
         n = obs.shape[0]
-        hand = pc("hand").reshape(n, 3, NUM_CARDS)
+        hand = v["hand"]
         have = hand.sum(axis=2) > 0.5
-        rank = np.where(have, np.rint(pc("hand_rank") * RANK_SCALE).astype(np.int64) - 1, -1)
-        mu_piece = pc("muestra")
+        rank = np.where(have, np.rint(v["hand_rank"] * RANK_SCALE).astype(np.int64) - 1, -1)
+        mu_piece = v["muestra"]
         muestra = np.where(mu_piece.sum(axis=1) > 0.5, mu_piece.argmax(axis=1), NUM_CARDS)
-        players = pc("players").argmax(axis=1) + 1
-        pos = pc("seat_from_mano").argmax(axis=1)
-        cur = pc("current_baza").reshape(n, 6, NUM_CARDS)
+        players = v["players"].argmax(axis=1) + 1
+        pos = v["seat_from_mano"].argmax(axis=1)
+        cur = v["current_baza"]
         cur_has = cur.sum(axis=2) > 0.5
         cur_rank = np.where(cur_has, RANK_BY_MUESTRA[muestra[:, None], cur.argmax(axis=2)], -1)
         rel = np.arange(6)[None, :]
         in_game = rel < players[:, None]
         mine_seat = (rel % 2 == 0) & in_game
         theirs_seat = (rel % 2 == 1) & in_game
-        res = pc("baza_results").reshape(n, 3, 3)
-        truco = pc("truco")
-        envido = pc("envido")
-        flor = pc("flor")
-        score = pc("score")
+        res = v["baza_results"]
         return {
             "n": n, "rank": rank, "have": have, "players": players, "m": players // 2,
             "pos": pos, "mano_team": (pos % 2 == 0).astype(np.float64),
-            "answering": pc("to_act")[:, 1] > 0.5,
+            "answering": v["to_act.answering"] > 0.5,
             # Tables stop at 33 (envido) and 38 (flor); piezas' higher points count as those.
-            "env_pts": np.rint(pc("my_envido")[:, 0] * POINTS_SCALE).astype(np.int64).clip(0, 33),
-            "flor_pts": np.rint(pc("my_flor")[:, 0] * POINTS_SCALE).astype(np.int64).clip(0, 38),
+            "env_pts": np.rint(v["my_envido"][:, 0] * POINTS_SCALE).astype(np.int64).clip(0, 33),
+            "flor_pts": np.rint(v["my_flor"][:, 0] * POINTS_SCALE).astype(np.int64).clip(0, 38),
             "cdf": CDF_BY_MUESTRA[muestra], "no_muestra": muestra == NUM_CARDS,
-            "baza": pc("baza").argmax(axis=1),
+            "baza": v["baza"].argmax(axis=1),
             "res": res,  # per baza [mine, theirs, parda]
             "i_played": cur_has[:, 0],
             "team_best": np.where(mine_seat & cur_has, cur_rank, -1).max(axis=1),
@@ -240,12 +232,13 @@ class HeuristicAgent(Agent):
             "opp_left": (theirs_seat & ~cur_has).sum(axis=1),
             "mates_left": (mine_seat & ~cur_has & (rel > 0)).sum(axis=1),
             "cur_count": cur_has.sum(axis=1),
-            "truco_level": truco[:, 0:4].argmax(axis=1),
-            "truco_pending": truco[:, 4:8].argmax(axis=1),
-            "env_chain": envido[:, 0:12].argmax(axis=1),
-            "env_pending": envido[:, 12] > 0.5,
-            "flor_state": flor[:, 0:4].argmax(axis=1),
-            "mine_frac": score[:, 0], "theirs_frac": score[:, 1], "lacks_frac": score[:, 4],
+            "truco_level": v["truco.level"].argmax(axis=1),
+            "truco_pending": v["truco.pending"].argmax(axis=1),
+            "env_chain": v["envido.chain"].argmax(axis=1),
+            "env_pending": v["envido.pending"] > 0.5,
+            "flor_state": v["flor.state"].argmax(axis=1),
+            "mine_frac": v["score.mine"], "theirs_frac": v["score.theirs"],
+            "lacks_frac": v["score.lacks"],
         }
 
     # ------------------------------------------------------------------ cards

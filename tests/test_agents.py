@@ -9,7 +9,10 @@ import pytest
 import agents
 import truco_env
 from agents.arena import head_to_head
-from agents.heuristic import ENVIDO_PMF, HAND_WIN, HeuristicAgent, _RANK_COUNT
+from agents.heuristic import ENVIDO_PMF, HAND_WIN, HeuristicAgent
+from truco_env.cards import TRUCO_RANK
+
+_RANK_COUNT = np.bincount(TRUCO_RANK, minlength=14)  # cards per truco rank tier
 from truco_env.game import evaluate_hand
 from truco_env.rules import ACTION_ID, ACTIONS
 

@@ -167,7 +167,10 @@ def new_state(n: int, players: int, score: np.ndarray | None = None) -> np.ndarr
 
 PIEZA_NUMBERS = np.array([1, 3, 4, 8, 7], dtype=np.int32)  # number indices of 2, 4, 5, 11, 10
 REY_INDEX = 9                                              # number index of the 12
-PIEZA_RANK0 = 14                                           # piezas rank above every other card
+PLAIN_RANKS = int(TRUCO_RANK.max()) + 1                    # 14 truco rank tiers, 4 .. 1e
+PIEZA_RANK0 = PLAIN_RANKS                                  # piezas rank above every other card
+NUM_RANKS = PIEZA_RANK0 + 5                                # 19 tiers with the 5 piezas: the
+                                                           # one rank count of the package
 
 
 @nb.njit(cache=True)
@@ -183,6 +186,18 @@ def _pieza_index(muestra, c):
         if n == p:
             return i
     return -1
+
+
+@nb.njit(cache=True)
+def card_rank(muestra, c):
+    """Truco rank of card ``c`` under ``muestra`` (-1: none): 0..13 plain, 14..18 piezas.
+
+    The one place a card's rank is decided; every table of ranks is built from it.
+    """
+    pi = _pieza_index(muestra, c)
+    if pi >= 0:
+        return PIEZA_RANK0 + 4 - pi
+    return _RANK[c]
 
 
 @nb.njit(cache=True)
@@ -208,7 +223,7 @@ def _hand_values(S, K, g):
             if pi >= 0:
                 npiezas += 1
                 pv = K[K_PIEZA_ENV + pi]
-                S[g, HRANK + 3 * p + k] = PIEZA_RANK0 + 4 - pi
+                S[g, HRANK + 3 * p + k] = card_rank(muestra, c)
                 flor_sum += pv - 20
                 if pv > best_pieza:
                     best_pieza = pv
@@ -220,7 +235,7 @@ def _hand_values(S, K, g):
                 if pv + other > best_pair:
                     best_pair = pv + other
             else:
-                S[g, HRANK + 3 * p + k] = _RANK[c]
+                S[g, HRANK + 3 * p + k] = card_rank(muestra, c)
                 flor_sum += v
             if v > best_single:
                 best_single = v

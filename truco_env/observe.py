@@ -23,7 +23,7 @@ from .rules import ACTIONS, K_BUENAS, K_TARGET, NUM_ACTIONS
 
 P6 = C.P_MAX
 #: Truco ranks run 0..13 (4 .. 1e), piezas 14..18 (uruguayo); hand_rank = (rank + 1) / 19.
-RANK_SCALE = 19.0
+RANK_SCALE = float(C.NUM_RANKS)
 #: Envido reaches 37 and flor 47 with piezas (uruguayo); points are scaled by 50.
 POINTS_SCALE = 50.0
 EVENT_SIZE = P6 + NUM_ACTIONS + NUM_CARDS
@@ -59,6 +59,26 @@ INFOSTATE_PIECES: tuple[tuple[str, int, str], ...] = COMPACT_PIECES + (
      f"per action of the hand, in order ({HISTORY_MAX} max): relative seat one-hot (6), action "
      f"one-hot ({NUM_ACTIONS}), card played one-hot (40)"),
 )
+
+
+#: Named parts of pieces: ``piece -> ((sub-field, size), ...)`` in layout order, and the shape
+#: a piece's view takes (after the batch axes).  ``Encoder.views(obs)`` returns them by name,
+#: e.g. ``views["truco.level"]`` or ``views["hand"]`` of shape ``[..., 3, 40]``.
+SUBFIELDS: dict[str, tuple[tuple[str, int], ...]] = {
+    "to_act": (("acting", 1), ("answering", 1)),
+    "truco": (("level", 4), ("pending", 4), ("owner", 2), ("caller", 2)),
+    "envido": (("chain", 12), ("pending", 1), ("caller", 2), ("closed", 1)),
+    "flor": (("state", 4), ("sung", 2), ("over", 1)),
+    "public_points": (("mine", 1), ("theirs", 1)),
+    "score": (("mine", 1), ("theirs", 1), ("mine_buenas", 1), ("theirs_buenas", 1),
+              ("lacks", 1)),
+    "match": (("target", 1), ("buenas", 1)),
+}
+SHAPES: dict[str, tuple[int, ...]] = {
+    "hand": (3, NUM_CARDS),
+    "baza_results": (3, 3),        # per baza: [mine, theirs, parda]
+    "current_baza": (P6, NUM_CARDS),
+}
 
 
 def _offsets(pieces):
@@ -202,6 +222,28 @@ class Encoder:
         start, size = self.offsets[name]
         return obs[..., start:start + size]
 
+    def views(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """Every piece and sub-field of ``obs`` (any leading batch axes) by name, as views.
+
+        Pieces of :data:`SHAPES` are reshaped (``"hand"``: ``[..., 3, 40]``); sub-fields of
+        :data:`SUBFIELDS` are ``"piece.sub"`` (size-1 sub-fields drop their last axis).
+
+        >>> enc = Encoder("compact")
+        >>> v = enc.views(np.zeros((4, enc.size), np.float32))
+        >>> v["hand"].shape, v["truco.level"].shape, v["score.lacks"].shape
+        ((4, 3, 40), (4, 4), (4,))
+        """
+        lead = obs.shape[:-1]
+        out: dict[str, np.ndarray] = {}
+        for name, (start, size) in self.offsets.items():
+            part = obs[..., start:start + size]
+            out[name] = part.reshape(lead + SHAPES[name]) if name in SHAPES else part
+            pos = 0
+            for sub, n in SUBFIELDS.get(name, ()):
+                out[f"{name}.{sub}"] = part[..., pos] if n == 1 else part[..., pos:pos + n]
+                pos += n
+        return out
+
     def encode(self, S: np.ndarray, tables: dict, seats: np.ndarray,
                out: np.ndarray | None = None) -> np.ndarray:
         """Observations ``float32[N, size]`` of ``seats[g]`` in every game g."""
@@ -226,5 +268,8 @@ class Encoder:
         return "\n".join(rows)
 
 
-__all__ = ["Encoder", "COMPACT_PIECES", "INFOSTATE_PIECES", "COMPACT_SIZE", "INFOSTATE_SIZE",
+for _name, _subs in SUBFIELDS.items():   # the sub-fields tile their piece exactly
+    assert sum(n for _, n in _subs) == _CO[_name][1], _name
+
+__all__ = ["Encoder", "SUBFIELDS", "SHAPES", "COMPACT_PIECES", "INFOSTATE_PIECES", "COMPACT_SIZE", "INFOSTATE_SIZE",
            "ACTIONS"]

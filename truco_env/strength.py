@@ -22,11 +22,11 @@ from typing import Sequence
 import numpy as np
 
 from . import core as C
-from .cards import NUM_CARDS, TRUCO_RANK, parse_card
+from .cards import NUM_CARDS, parse_card
 
 #: Baza outcome codes, from my team's side.
 WIN, LOSE, PARDA = 0, 1, 2
-R_ALL = C.PIEZA_RANK0 + 5            # 19 rank tiers: 14 plain + 5 piezas
+R_ALL = C.NUM_RANKS                  # 19 rank tiers: 14 plain + 5 piezas
 
 
 def hand_outcome(outcomes: Sequence[int]) -> float:
@@ -62,13 +62,7 @@ OUTCOME_MANO = (_RESULT == -1.0).astype(np.float64)
 
 def card_ranks(muestra: int = -1) -> np.ndarray:
     """Truco rank of every card id (piezas of ``muestra`` ranked 14..18, as in the core)."""
-    rank = TRUCO_RANK.astype(np.int64).copy()
-    if muestra >= 0:
-        for c in range(NUM_CARDS):
-            pi = C._pieza_index(muestra, c)
-            if pi >= 0:
-                rank[c] = C.PIEZA_RANK0 + 4 - pi
-    return rank
+    return np.array([C.card_rank(muestra, c) for c in range(NUM_CARDS)], dtype=np.int64)
 
 
 _COMB = np.array([[comb(n, k) for k in range(4)] for n in range(5)], dtype=np.float64)
