@@ -22,8 +22,11 @@ and returns ``(obs, rewards, dones, info)``:
   ``truco_env.view.hand_events(info["final_state"], i)`` lists what happened in the i-th one,
   in the order of ``np.flatnonzero(info["hand_ended"])``).
 
-Every array in ``obs`` and ``info`` is the caller's to keep: the env never writes to an array it
-handed out.
+``obs["observation"]`` and ``obs["action_mask"]`` are buffers of the env, overwritten by the
+next ``step`` (as Gymnasium's vector envs with ``copy=False``; trainers copy them into their
+storage anyway): copy them to keep them.  Writing into them never changes what the env accepts:
+legality is checked against the env's own mask.  The ``info`` arrays and ``rewards`` are fresh
+every step.
 
 The first mano of every match is random (seeded), so every seat is mano and pie equally.
 """
@@ -59,6 +62,8 @@ class VectorTrucoEnv:
         self.check_actions = check_actions
         self.num_actions = NUM_ACTIONS
         self.observation_size = self.encoder.size
+        self._obs = np.zeros((self.num_envs, self.encoder.size), dtype=np.float32)
+        self._mask_out = np.zeros((self.num_envs, NUM_ACTIONS), dtype=np.int8)
         self._seed = seed
 
     @property
@@ -77,9 +82,10 @@ class VectorTrucoEnv:
 
     def _observe(self) -> dict:
         S = self.game.S
-        obs = self.encoder.encode(S, self.game.tables, S[:, C.ACTOR])
-        self._mask = self.game.legal_mask().copy()
-        return {"observation": obs, "action_mask": self._mask.astype(np.int8)}
+        self.encoder.encode(S, self.game.tables, S[:, C.ACTOR], self._obs)
+        mask = self.game.legal_mask()              # the driver's own: what step() checks
+        np.copyto(self._mask_out, mask.view(np.int8))
+        return {"observation": self._obs, "action_mask": self._mask_out}
 
     def _info(self, hand_ended, hand_points, end_reason, score, winner, final_state) -> dict:
         return {"actor": self.game.S[:, C.ACTOR].copy(), "score": score,
