@@ -11,10 +11,10 @@ from .base import Agent, RandomAgent, known_specs, load, parse_params, register,
 from .heuristic import HeuristicAgent, _heuristic_factory
 from .human import HumanAgent, _human_factory
 
-from . import single_agent  # noqa: E402,F401  (registers the Gymnasium id truco_env/Truco-v0)
+from .single_agent import SingleAgentEnv  # noqa: E402  (registers the Gymnasium id truco_env/Truco-v0)
 
 register("heuristic", _heuristic_factory)
 register("human", _human_factory)
 
-__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "HumanAgent", "load", "register",
+__all__ = ["SingleAgentEnv", "Agent", "RandomAgent", "HeuristicAgent", "HumanAgent", "load", "register",
            "known_specs", "parse_params", "sample_legal"]

@@ -17,6 +17,8 @@ FLOR_ANSWERS = {"flor", "contraflor", "contraflor_al_resto", "con_flor_me_achico
 
 # Reward sums per env, added up over every step made through act().
 _reward_totals = weakref.WeakKeyDictionary()
+# The score each env built by make() started from.
+_start_scores = weakref.WeakKeyDictionary()
 
 
 def make(players=2, hands=None, mano=0, score=None, seed=0, **kw):
@@ -30,6 +32,7 @@ def make(players=2, hands=None, mano=0, score=None, seed=0, **kw):
         options["score"] = list(score)
     env.reset(seed=seed, options=options)
     _reward_totals[env] = {a: 0.0 for a in env.possible_agents}
+    _start_scores[env] = [int(x) for x in score] if score is not None else [0, 0]
     return env
 
 
@@ -127,3 +130,51 @@ def play_out(env, limit=20):
 def table(env, seat=0):
     """This hand's bazas as lists of (seat, card) tuples."""
     return [[(int(s), c) for s, c in baza] for baza in view(env, seat)["table"]]
+
+
+def books(env):
+    """The points of the env's first hand by team, after checking that they add up.
+
+    Three accounts must agree: the score change since ``make()``, the hand's ``hand_points``
+    and the sum of its ``points`` events.  Once the episode is over with ``reward="points"``,
+    every seat's summed reward (through :func:`act`) is its team's points minus the other's.
+    Only the first hand of an env counts (``make()`` builds one-hand envs; with
+    ``episode="match"`` the points of a second hand in play are set aside).
+    """
+    raw = env.unwrapped
+    now = raw.view("player_0")
+    change = [s - s0 for s, s0 in zip(score(env), _start_scores[env])]
+    if done(env) or now["hand_number"] > 1:
+        hand = raw.last_hand("player_0")
+        assert hand is not None and hand["hand_number"] == 1, "not the env's first hand"
+        assert hand["hand_over"]
+        if not done(env):
+            assert now["hand_number"] == 2, "books() reads the first hand only"
+            change = [c - x for c, x in zip(change, now["hand_points"][:2])]
+    else:
+        hand = now
+    assert hand["hand_points"][:2] == change, (
+        f"hand_points {hand['hand_points'][:2]} != score change {change}")
+    events = [0, 0]
+    count = 0
+    for e in hand["events"]:
+        if e["event"] == "points":
+            events[e["team"]] += e["points"]
+            count += 1
+    assert events == change, f"points events {events} != score change {change}"
+    assert count >= sum(1 for c in change if c), "a team scored without a points event"
+    raw = env.unwrapped
+    if done(env) and raw.game.reward == "points" and raw.game.episode == "hand":
+        r = rewards(env)
+        for agent in env.possible_agents:
+            team = seat_of(agent) % 2
+            assert r[agent] == change[team] - change[1 - team], (
+                f"{agent} reward {r[agent]} != points won minus conceded {change}")
+        assert sum(r.values()) == 0, "rewards are zero-sum"
+    return change
+
+
+def assert_score(env, expected):
+    """The score is ``expected`` and the hand's books add up (see :func:`books`)."""
+    assert score(env) == list(expected)
+    books(env)

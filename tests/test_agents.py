@@ -8,8 +8,8 @@ import pytest
 
 import agents
 import truco_env
-from agents.arena import head_to_head
-from agents.heuristic import ENVIDO_PMF, HAND_WIN, HeuristicAgent
+from evaluation.tournament import head_to_head
+from agents.heuristic import ENVIDO_PMF, FLOR_PMF, HAND_WIN, HeuristicAgent
 from truco_env.cards import TRUCO_RANK
 
 _RANK_COUNT = np.bincount(TRUCO_RANK, minlength=14)  # cards per truco rank tier
@@ -169,13 +169,107 @@ def test_hand_win_table_is_exact_and_sane():
             assert HAND_WIN[tuple(up)] >= HAND_WIN[t] - 1e-12
 
 
-def test_envido_distribution_matches_cards_module():
-    rng = np.random.default_rng(0)
-    counts = np.zeros(34)
-    for _ in range(3000):
-        counts[evaluate_hand([truco_env.card_str(c) for c in rng.choice(40, 3, replace=False)])["envido"]] += 1
-    assert ENVIDO_PMF.sum() == pytest.approx(1.0)
-    assert np.abs(counts / 3000 - ENVIDO_PMF).max() < 0.02
+def _brute_force_points(cards, muestra=None, pieza_values=(30, 29, 28, 27, 26)):
+    """Envido and flor (None without flor) of three card strings, from the rules text alone
+    (docs/rules.md sections 1 and 8): not a line of the package is used.
+
+    A card's envido value is its number for 1-7, 0 for the figures 10, 11, 12.  Envido: two of
+    a suit = 20 + their values (the best two of three); else the highest single value.  Flor:
+    three of a suit = 20 + the three values.  With a muestra: the piezas 2, 4, 5, 11, 10 of its
+    suit (the 12 replaces one that is the muestra) are worth ``pieza_values``; envido with a
+    pieza = its value + the highest value of the other two cards (a pieza counts its plain
+    number there); flor = three of a suit, two piezas, or a pieza and two of one suit, worth
+    20 + (each pieza's value - 20) + the other cards' values.
+    """
+    def split(c):
+        return int(c[:-1]), c[-1]
+
+    def value(n):
+        return n if n <= 7 else 0
+
+    hand = [split(c) for c in cards]
+    pieza = {}
+    if muestra is not None:
+        mn, ms = split(muestra)
+        for n, v in zip((2, 4, 5, 11, 10), pieza_values):
+            pieza[(12 if n == mn else n, ms)] = v
+    piezas = [c for c in hand if c in pieza]
+    others = [c for c in hand if c not in pieza]
+    best = max(value(n) for n, _ in hand)
+    for i in range(3):
+        for j in range(i + 1, 3):
+            if hand[i][1] == hand[j][1]:
+                best = max(best, 20 + value(hand[i][0]) + value(hand[j][0]))
+    for p in piezas:
+        rest = [value(n) for c in hand if c != p for n in [c[0]]]
+        best = max(best, pieza[p] + max(rest))
+    suits = {s for _, s in hand}
+    has_flor = (len(suits) == 1 or len(piezas) >= 2
+                or (len(piezas) == 1 and others[0][1] == others[1][1]))
+    flor = None
+    if has_flor:
+        flor = 20 + sum(pieza[p] - 20 for p in piezas) + sum(value(n) for n, _ in others)
+    return best, flor
+
+
+ALL_HANDS_STR = [tuple(truco_env.card_str(c) for c in h)
+                 for h in itertools.combinations(range(40), 3)]
+
+
+def test_envido_and_flor_of_every_hand_match_the_rules_text():
+    from truco_env.core import hand_points
+    from truco_env.rules import get_rules
+    assert len(ALL_HANDS_STR) == 9880
+    hands = np.array([[truco_env.parse_card(c) for c in h] for h in ALL_HANDS_STR])
+    _, envido, flor = hand_points(hands, get_rules("argentino").tables())
+    expected = [_brute_force_points(h) for h in ALL_HANDS_STR]
+    want_envido = np.array([e for e, _ in expected])
+    want_flor = np.array([-1 if f is None else f for _, f in expected])
+    assert np.array_equal(envido, want_envido)
+    assert np.array_equal(flor, want_flor)
+    assert (want_flor >= 0).sum() == 4 * 120          # three of a suit: 4 * C(10, 3)
+    assert want_envido.max() == 33 and want_flor.max() == 38
+    # evaluate_hand is the same computation, and the heuristic's tables are its exact pmfs.
+    for h, (e, f) in list(zip(ALL_HANDS_STR, expected))[::97]:
+        got = evaluate_hand(list(h))
+        assert (got["envido"], got["flor"]) == (e, f), h
+    assert np.allclose(ENVIDO_PMF, np.bincount(want_envido, minlength=34) / 9880)
+    assert np.allclose(FLOR_PMF, np.bincount(want_flor[want_flor >= 0], minlength=39) / 480)
+
+
+# Muestras: a plain card (3o), a pieza (2o: the 12 takes its place), a figure pieza (10c).
+@pytest.mark.parametrize("muestra", ["3o", "2o", "10c", "7e"])
+def test_uruguayo_envido_and_flor_of_every_hand_match_the_rules_text(muestra):
+    from truco_env.core import hand_points
+    from truco_env.rules import get_rules
+    hands = [h for h in ALL_HANDS_STR if muestra not in h]
+    assert len(hands) == 9139                          # C(39, 3)
+    ids = np.array([[truco_env.parse_card(c) for c in h] for h in hands])
+    _, envido, flor = hand_points(ids, get_rules("uruguayo").tables(),
+                                  truco_env.parse_card(muestra))
+    expected = [_brute_force_points(h, muestra) for h in hands]
+    bad = [(h, (int(e), int(f) if f >= 0 else None), x)
+           for h, e, f, x in zip(hands, envido, flor, expected)
+           if (int(e), int(f) if f >= 0 else None) != x]
+    assert not bad, f"{len(bad)} hands differ (hand, core, rules text): {bad[:5]}"
+    with_pieza = sum(1 for (e, _) in expected if e > 33)
+    assert with_pieza > 0 and max(e for e, _ in expected) == 37
+
+
+@pytest.mark.parametrize("hand, muestra, envido, flor", [
+    ("4o 1b 1o", "3o", 30, None),     # seed 004: pieza 4 (29) + as
+    ("7e 3e 6o", "3o", 30, None),     # seed 004: 20 + 7 + 3
+    ("6b 3o 12e", "3c", 6, None),     # seed 004: no pair, no pieza
+    ("2o 10o 12c", "3o", 30, 36),     # seed 004 flor: 20 + 10 + 6 + 0
+    ("7b 6b 3b", "3o", 33, 36),       # seed 004 flor: 20 + 7 + 6 + 3
+    ("2o 4o 5o", "1o", 35, 47),       # the biggest flor (design notes): 20 + 10 + 9 + 8
+    ("2o 7c 1e", "1o", 37, None),     # the biggest envido (seed 001): 30 + 7
+    ("12o 3c 4e", "2o", 34, None),    # muestra 2: the 12 is worth 30
+])
+def test_seed_examples_by_the_rules_text_and_by_the_core(hand, muestra, envido, flor):
+    assert _brute_force_points(hand.split(), muestra) == (envido, flor)
+    got = evaluate_hand(hand, muestra=muestra, rules="uruguayo")
+    assert (got["envido"], got["flor"]) == (envido, flor)
 
 
 # ---------------------------------------------------------------------- decisions

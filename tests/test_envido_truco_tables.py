@@ -1,4 +1,4 @@
-"""The envido and truco tables of RULES.md sections 3 and 5, row by row, and the illegal raises."""
+"""The envido and truco tables of docs/rules.md sections 3 and 5, row by row, and the illegal raises."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""Flor (RULES.md section 4, argentino with flor=True) and the trucoshi preset's flor values."""
+"""Flor (docs/rules.md section 4, argentino with flor=True) and the trucoshi preset's flor
+values."""
 
 import pytest
 
@@ -6,11 +7,12 @@ from helpers_rules import (
     ENVIDO_CALLS,
     FLOR_ANSWERS,
     act,
+    assert_score,
+    books,
     done,
     legal,
     make,
     run,
-    score,
     turn,
     view,
 )
@@ -35,7 +37,7 @@ def test_flor_is_the_only_action_of_a_flor_holder_at_his_first_action():
 def test_unopposed_flor_scores_three_and_the_singer_keeps_his_turn():
     env = arg([FLOR_38, NO_FLOR])
     run(env, "0 flor")
-    assert score(env) == [3, 0]
+    assert_score(env, [3, 0])
     assert turn(env) == 0
     assert legal(env) == {"play_0", "play_1", "play_2", "truco", "mazo"}
     assert view(env, 1)["envido_points"].get(0) in (None, 38)
@@ -54,7 +56,7 @@ def test_pie_with_flor_sings_it_after_the_mano_played():
     run(env, "0 4b")
     assert legal(env) == {"flor"}
     run(env, "1 flor")
-    assert score(env) == [0, 3]
+    assert_score(env, [0, 3])
     assert turn(env) == 1
     assert not legal(env) & ENVIDO_CALLS
 
@@ -64,12 +66,12 @@ def test_flor_before_answering_truco_then_the_truco_answer_is_due():
     run(env, "0 truco")
     assert legal(env) == {"flor"}
     run(env, "1 flor")
-    assert score(env) == [0, 3]
+    assert_score(env, [0, 3])
     assert turn(env) == 1
     assert legal(env) == {"quiero", "no_quiero", "retruco"}
     run(env, "1 no_quiero")
     assert done(env)
-    assert score(env) == [1, 3]
+    assert_score(env, [1, 3])
 
 
 def test_flor_cancels_an_envido_and_the_turn_returns_to_the_player_to_play():
@@ -77,7 +79,7 @@ def test_flor_cancels_an_envido_and_the_turn_returns_to_the_player_to_play():
     run(env, "0 envido")
     assert legal(env) == {"flor"}
     run(env, "1 flor")
-    assert score(env) == [0, 3]
+    assert_score(env, [0, 3])
     assert turn(env) == 0
     assert legal(env) == {"play_0", "play_1", "play_2", "truco", "mazo"}
 
@@ -87,7 +89,7 @@ def test_flor_holder_must_answer_with_the_four_flor_answers():
     run(env, "0 flor")
     assert turn(env) == 1
     assert legal(env) == FLOR_ANSWERS
-    assert score(env) == [0, 0]  # opposed: nothing is scored before the answer
+    assert_score(env, [0, 0])  # opposed: nothing is scored before the answer
 
 
 BEST = {  # best side -> hands
@@ -106,7 +108,7 @@ def gains(best, points):
 def test_flor_against_flor_best_takes_three(best):
     env = arg(BEST[best])
     run(env, "0 flor", "1 flor")
-    assert score(env) == gains(best, 3)
+    assert_score(env, gains(best, 3))
     assert turn(env) == 0  # A was about to play
     assert not legal(env) & ENVIDO_CALLS
     assert "play_0" in legal(env)
@@ -116,7 +118,7 @@ def test_flor_against_flor_best_takes_three(best):
 def test_flor_tie_goes_to_the_mano(mano):
     env = arg([FLOR_38, FLOR_38_E], mano=mano)
     run(env, f"{mano} flor", f"{1 - mano} flor")
-    assert score(env) == gains(mano, 3)
+    assert_score(env, gains(mano, 3))
 
 
 @pytest.mark.parametrize("best", [0, 1], ids=["A-best", "B-best"])
@@ -125,13 +127,13 @@ def test_contraflor_quiero_six_to_the_best(best):
     run(env, "0 flor", "1 contraflor")
     assert legal(env) == {"quiero", "no_quiero", "contraflor_al_resto"}
     run(env, "0 quiero")
-    assert score(env) == gains(best, 6)
+    assert_score(env, gains(best, 6))
 
 
 def test_contraflor_no_quiero_three_to_the_contraflor_side():
     env = arg(BEST[0])
     run(env, "0 flor", "1 contraflor", "0 no_quiero")
-    assert score(env) == [0, 3]
+    assert_score(env, [0, 3])
 
 
 @pytest.mark.parametrize("best, points", [(0, 18), (1, 18)], ids=["A-best", "B-best"])
@@ -141,13 +143,13 @@ def test_contraflor_al_resto_quiero_what_the_leader_lacks(best, points):
     run(env, "0 flor", "1 contraflor_al_resto")
     assert legal(env) == {"quiero", "no_quiero"}
     run(env, "0 quiero")
-    assert [s - s0 for s, s0 in zip(score(env), [5, 12])] == gains(best, points)
+    assert books(env) == gains(best, points)
 
 
 def test_contraflor_al_resto_no_quiero_three_to_the_caller():
     env = arg(BEST[0], score=[5, 12], target=30)
     run(env, "0 flor", "1 contraflor_al_resto", "0 no_quiero")
-    assert score(env) == [5, 15]
+    assert_score(env, [5, 15])
 
 
 def test_contraflor_then_al_resto_no_quiero_three_to_the_caller():
@@ -156,20 +158,20 @@ def test_contraflor_then_al_resto_no_quiero_three_to_the_caller():
     assert turn(env) == 1
     assert legal(env) == {"quiero", "no_quiero"}
     run(env, "1 no_quiero")
-    assert score(env) == [8, 12]
+    assert_score(env, [8, 12])
 
 
 def test_contraflor_then_al_resto_quiero():
     env = arg(BEST[1], score=[5, 12], target=30)
     run(env, "0 flor", "1 contraflor", "0 contraflor_al_resto", "1 quiero")
-    assert score(env) == [5, 30]
+    assert_score(env, [5, 30])
 
 
 @pytest.mark.parametrize("best", [0, 1], ids=["A-best", "B-best"])
 def test_con_flor_me_achico_three_to_the_first_singer(best):
     env = arg(BEST[best])
     run(env, "0 flor", "1 con_flor_me_achico")
-    assert score(env) == [3, 0]
+    assert_score(env, [3, 0])
     assert turn(env) == 0
 
 
@@ -183,11 +185,11 @@ def test_team_flor_every_flor_of_a_side_is_sung_and_scores():
     hands = [FLOR_38, NO_FLOR, FLOR_29_E, NO_FLOR_2]
     env = make(players=4, hands=hands, rules="argentino", flor=True)
     run(env, "0 flor")
-    assert score(env) == [3, 0]
+    assert_score(env, [3, 0])
     run(env, "0 5c", "1 4b")
     assert legal(env) == {"flor"}
     run(env, "2 flor")
-    assert score(env) == [6, 0]
+    assert_score(env, [6, 0])
 
 
 def test_team_flor_contest_compares_the_best_flor_of_each_side():
@@ -197,9 +199,12 @@ def test_team_flor_contest_compares_the_best_flor_of_each_side():
     run(env, "0 flor")
     assert turn(env) == 3  # the opponent with flor answers
     act(env, "flor")
-    while not done(env) and legal(env) == {"flor"}:
-        act(env, "flor")  # any flor still to be sung
-    assert score(env) == [3, 0]
+    # The contest is resolved (A2's 38 beats B2's 37): nobody else sings, the mano plays.
+    assert_score(env, [3, 0])
+    assert turn(env) == 0
+    assert "flor" not in legal(env)
+    # Declared from the mano: A1 25, B2 37 beats it, A2 38 beats B2.
+    assert view(env, 0)["envido_points"] == {0: 25, 3: 37, 2: 38}
 
 
 # ----------------------------------------------------------------------------- trucoshi
@@ -215,39 +220,70 @@ def test_trucoshi_defaults_flor_on_and_target_18():
     assert v["rules"] == "trucoshi"
     assert legal(env) == {"flor"}
     run(env, "0 flor")
-    assert score(env) == [3, 0]
+    assert_score(env, [3, 0])
 
 
 @pytest.mark.parametrize("best", [0, 1], ids=["A-best", "B-best"])
 def test_trucoshi_flor_against_flor_four(best):
     env = shi(BEST[best])
     run(env, "0 flor", "1 flor")
-    assert score(env) == gains(best, 4)
+    assert_score(env, gains(best, 4))
 
 
 @pytest.mark.parametrize("answer, expected", [("quiero", [6, 0]), ("no_quiero", [0, 4])])
 def test_trucoshi_contraflor(answer, expected):
     env = shi(BEST[0])
     run(env, "0 flor", "1 contraflor", f"0 {answer}")
-    assert score(env) == expected
+    assert_score(env, expected)
 
 
 def test_trucoshi_contraflor_al_resto_no_quiero_six():
     env = shi(BEST[0])
     run(env, "0 flor", "1 contraflor_al_resto", "0 no_quiero")
-    assert score(env) == [0, 6]
+    assert_score(env, [0, 6])
 
 
-def test_trucoshi_contraflor_al_resto_quiero_is_the_rest_of_the_match():
-    env = shi(BEST[1], score=[4, 4])
+@pytest.mark.parametrize("start, best, expected", [
+    ([10, 4], 1, [10, 18]),  # B wins: 14, what B lacks (the leader's rule would give 8)
+    ([4, 10], 0, [18, 10]),  # A wins: 14, what A lacks (the leader's rule would give 8)
+    ([4, 10], 1, [4, 18]),   # the leader wins: both rules give 8
+], ids=["trailer-B-wins", "trailer-A-wins", "leader-wins"])
+def test_trucoshi_contraflor_al_resto_quiero_is_what_the_winner_lacks(start, best, expected):
+    # contraflor_resto="match" (docs/rules.md section 8): the winner of the contest wins the match.
+    env = shi(BEST[best], score=start)
     run(env, "0 flor", "1 contraflor_al_resto", "0 quiero")
-    assert score(env) == [4, 18]
+    assert_score(env, expected)
+    assert done(env)
+    assert env.unwrapped.view("player_0")["winner"] == best
+
+
+@pytest.mark.parametrize("rules, resto, expected", [
+    ("argentino", "leader", [5, 12 + 18]),  # B (12) leads: he lacks 18 of 30
+    ("argentino", "match", [5, 12 + 18]),
+    ("trucoshi", "match", [5 + 13, 12]),    # A wins from 5: he lacks 13 of 18
+    ("trucoshi", "leader", [5 + 6, 12]),    # B (12) leads: he lacks 6 of 18
+    ("argentino", "leader", [5 + 18, 12]),
+    ("argentino", "match", [5 + 25, 12]),
+], ids=["arg-leader-B", "arg-match-B", "shi-match-A", "shi-leader-A", "arg-leader-A",
+        "arg-match-A"])
+def test_contraflor_resto_knob_decides_leader_or_match(rules, resto, expected):
+    best = 0 if expected[0] > 5 else 1
+    env = make(hands=BEST[best], rules=rules, flor=True, contraflor_resto=resto, score=[5, 12])
+    run(env, "0 flor", "1 contraflor_al_resto", "0 quiero")
+    assert_score(env, expected)
+
+
+def test_presets_contraflor_resto_values():
+    from truco_env.rules import get_rules
+    assert get_rules("trucoshi").contraflor_resto == "match"
+    assert get_rules("argentino").contraflor_resto == "leader"
+    assert get_rules("uruguayo").contraflor_resto == "leader"
 
 
 def test_trucoshi_achico_three_to_the_rival():
     env = shi(BEST[1])
     run(env, "0 flor", "1 con_flor_me_achico")
-    assert score(env) == [3, 0]
+    assert_score(env, [3, 0])
 
 
 def test_trucoshi_unopposed_side_scores_three_whatever_its_flores():
@@ -256,4 +292,4 @@ def test_trucoshi_unopposed_side_scores_three_whatever_its_flores():
     run(env, "0 flor", "0 5c", "1 4b")
     assert legal(env) == {"flor"}
     run(env, "2 flor")
-    assert score(env) == [3, 0]
+    assert_score(env, [3, 0])

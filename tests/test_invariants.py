@@ -31,37 +31,88 @@ def play_random(env, rng, check=None):
     return final
 
 
+def mask_of(raw, agent):
+    """The legal mask of ``agent`` without encoding an observation."""
+    if hasattr(raw, "action_mask"):
+        return raw.action_mask(agent)
+    return raw.infos[agent]["action_mask"]
+
+
+def hand_books(hand, start):
+    """Check a finished hand's points three ways; returns the score at its end.
+
+    The score change since ``start`` (the score when it was dealt), its ``hand_points`` and
+    the sum of its ``points`` events must agree, team by team.
+    """
+    assert hand["hand_over"]
+    change = [b - a for a, b in zip(start, hand["score"])]
+    assert hand["hand_points"] == change
+    events = [0, 0]
+    for e in hand["events"]:
+        if e["event"] == "points":
+            events[e["team"]] += e["points"]
+    assert events == change
+    return list(hand["score"])
+
+
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
 def test_random_matches_keep_invariants(cfg):
     env = truco_env.env(**cfg)
     target = env.unwrapped.rules.target
     rng = np.random.default_rng(0)
+    matches = 0
     for match in range(120):
         env.reset(seed=match)
         last = [0, 0]
         totals = {a: 0.0 for a in env.possible_agents}
+        steps = 0
+        hand_no = 1
+        hand_start = [0, 0]
+        hands_settled = 0
+
+        def settle():
+            nonlocal hand_start, hands_settled
+            hand = env.unwrapped.last_hand("player_0")
+            assert hand["hand_number"] == hand_no
+            hand_start = hand_books(hand, hand_start)
+            hands_settled += 1
 
         def check(env, agent, obs):
-            nonlocal last
+            nonlocal last, steps, hand_no
             raw = env.unwrapped
+            steps += 1
             for a in raw.agents:   # exactly the selected agent has a non-empty mask
-                assert (raw.infos[a]["action_mask"].sum() > 0) == (a == agent)
+                assert (mask_of(raw, a).sum() > 0) == (a == agent)
             score = raw.infos[agent]["score"]
             assert score[0] >= last[0] and score[1] >= last[1], "scores never fall"
             assert max(score) < target, "the match ends exactly when a side reaches the target"
             last = list(score)
             for a in raw.agents:
                 totals[a] += raw.rewards[a]
+            now = int(raw.game.S[0, C.HAND_NO])
+            if now != hand_no:             # a hand ended since the last action: its books
+                assert now == hand_no + 1
+                settle()
+                hand_no = now
 
         rewards = play_random(env, rng, check)
+        settle()                            # the hand that ended the match
+        assert steps > 0
+        assert hands_settled == hand_no == len(env.unwrapped.record()["hands"])
+        # Match rewards arrive at the end only: nothing before the last step.
+        assert set(totals.values()) == {0.0}
         S = env.unwrapped.game.S
         final = S[0, C.SCORE:C.SCORE + 2]
+        assert list(final) == hand_start, "every point was scored in some hand"
         assert (final >= target).sum() == 1
         # Match rewards: +1 to the winning side, -1 to the other: zero-sum.
         winner = int(np.argmax(final))
+        assert len(rewards) == len(env.possible_agents)
         for i, a in enumerate(env.possible_agents):
             assert rewards[a] == (1.0 if i % 2 == winner else -1.0)
         assert sum(rewards.values()) == 0
+        matches += 1
+    assert matches == 120
 
 
 def test_points_rewards_are_zero_sum_and_match_score():
@@ -70,7 +121,7 @@ def test_points_rewards_are_zero_sum_and_match_score():
     for m in range(40):
         env.reset(seed=m)
         total = {a: 0.0 for a in env.possible_agents}
-        start = [0, 0]
+        steps = 0
         for agent in env.agent_iter():
             # Per-hand rewards: credit what each agent received since it last acted.
             obs, rew, term, trunc, _ = env.last()
@@ -79,6 +130,8 @@ def test_points_rewards_are_zero_sum_and_match_score():
                 env.step(None)
                 continue
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += 1
+        assert steps > 0
         S = env.unwrapped.game.S
         score = S[0, C.SCORE:C.SCORE + 2]
         diff = float(score[0] - score[1])
@@ -93,6 +146,7 @@ def test_no_information_leak_swapping_hidden_cards(kind, players):
     """Swap an opponent's unplayed cards: the observer's observation must not change."""
     env = truco_env.env(players=players, observation=kind, flor=True)
     rng = np.random.default_rng(2)
+    compared = swapped = 0
     for m in range(30):
         env.reset(seed=m)
         for _ in range(int(rng.integers(0, 6))):
@@ -117,6 +171,7 @@ def test_no_information_leak_swapping_hidden_cards(kind, players):
                     if S[0, C.PLAYED + 3 * p + k] < 0:
                         S[0, C.HAND + 3 * p + k] = unused.pop()
                         S[0, C.HRANK + 3 * p + k] = rng.integers(0, 14)
+                        swapped += 1
                 S[0, C.ENVIDO_PTS + p] = rng.integers(0, 34)
                 if S[0, C.SUNG + p] == 0 and S[0, C.PUBLIC + p] < 0:
                     S[0, C.FLOR_PTS + p] = -1 if rng.random() < .5 else rng.integers(20, 39)
@@ -124,6 +179,11 @@ def test_no_information_leak_swapping_hidden_cards(kind, players):
             assert np.array_equal(before, after)
             assert raw.view(f"player_{observer}") == view_before
             S[:] = saved
+            compared += 1
+    # Most matches are still in their first hand after 0-5 actions: many observers compared,
+    # each with hidden cards swapped (nobody plays three cards in five actions).
+    assert compared >= 20 * players
+    assert swapped >= compared * (players - 1)
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])
@@ -161,7 +221,7 @@ def test_corrupt_record_is_a_clear_error():
 
 
 def test_hand_outcomes_follow_the_parda_table():
-    """truco_env.strength reads the hand winner from the core: RULES.md section 2."""
+    """truco_env.strength reads the hand winner from the core: docs/rules.md section 2."""
     from truco_env.strength import LOSE, PARDA, WIN, hand_outcome
     assert hand_outcome((WIN, WIN, LOSE)) == 1.0
     assert hand_outcome((WIN, PARDA, LOSE)) == 1.0        # won 1, parda in 2

@@ -1,4 +1,4 @@
-"""RULES.md section 9, "Cases that must hold": one test per case (argentino, A = player_0 mano)."""
+"""docs/rules.md section 9, "Cases that must hold": one test per case (argentino, A = player_0 mano)."""
 
 import pytest
 

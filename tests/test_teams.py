@@ -1,15 +1,15 @@
-"""Team games, 2v2 and 3v3 (RULES.md section 2): who answers, team bazas, envido ties, mazo."""
+"""Team games, 2v2 and 3v3 (docs/rules.md section 2): who answers, team bazas, envido ties, mazo."""
 
 import pytest
 
 from helpers_rules import (
     ENVIDO_CALLS,
+    assert_score,
     done,
     legal,
     make,
     rewards,
     run,
-    score,
     table,
     turn,
     view,
@@ -56,7 +56,7 @@ def test_2v2_raise_later_by_the_team_mate_of_the_accepter():
     assert turn(env) == 2  # next player of team A after B1
     run(env, "2 no_quiero")
     assert done(env)
-    assert score(env) == [0, 2]
+    assert_score(env, [0, 2])
 
 
 def test_2v2_envido_chain_answers_alternate_and_a_player_who_played_may_answer():
@@ -73,7 +73,7 @@ def test_2v2_envido_chain_answers_alternate_and_a_player_who_played_may_answer()
     assert turn(env) == 1
     run(env, "1 quiero")
     # Team A best 33 (A2, seat 2) vs team B best 33 (B1, seat 1): B1 is nearer the mano.
-    assert score(env) == [0, 7]
+    assert_score(env, [0, 7])
     assert turn(env) == 2  # A2 was about to play
 
 
@@ -83,7 +83,7 @@ def test_2v2_envido_called_mid_baza_turn_returns_to_caller():
     run(env, "0 1o", "1 envido")
     assert turn(env) == 2
     run(env, "2 no_quiero")
-    assert score(env) == [0, 1]
+    assert_score(env, [0, 1])
     assert turn(env) == 1
     assert not legal(env) & ENVIDO_CALLS
 
@@ -123,7 +123,7 @@ def test_2v2_hand_won_by_team():
     run(env, "0 4e", "1 5o", "2 3e", "3 7b")  # A2 wins baza 1
     run(env, "2 12e", "3 12o", "0 5e", "1 6o")  # parda in baza 2: team A wins the hand
     assert done(env)
-    assert score(env) == [1, 0]
+    assert_score(env, [1, 0])
 
 
 @pytest.mark.parametrize(
@@ -145,7 +145,7 @@ def test_2v2_envido_tie_goes_to_the_player_nearest_the_mano(mano, tied_seats, wi
     run(env, f"{mano} envido", f"{(mano + 1) % 4} quiero")
     expected = [0, 0]
     expected[winner_team] = 2
-    assert score(env) == expected
+    assert_score(env, expected)
     winner_seat = min(tied_seats, key=lambda s: (s - mano) % 4)
     assert view(env, 0)["envido_points"].get(winner_seat) == 33
 
@@ -169,7 +169,7 @@ def test_2v2_envido_the_best_of_each_side_counts(hands, winner_team, winner_seat
     run(env, "0 envido", "1 quiero")
     expected = [0, 0]
     expected[winner_team] = 2
-    assert score(env) == expected
+    assert_score(env, expected)
     if winner_seat is not None:  # he had to speak to beat the other side
         assert winner_seat in view(env, 0)["envido_points"]
 
@@ -178,7 +178,7 @@ def test_2v2_mazo_gives_up_for_the_whole_side():
     env = make(players=4, hands=H4)
     run(env, "0 truco", "1 quiero", "0 4e", "1 mazo")
     assert done(env)
-    assert score(env) == [2, 0]
+    assert_score(env, [2, 0])
     assert rewards(env) == {"player_0": 2, "player_1": -2, "player_2": 2, "player_3": -2}
 
 
@@ -186,7 +186,7 @@ def test_2v2_mazo_by_the_partner_of_the_leader():
     env = make(players=4, hands=H4)
     run(env, "0 4e", "1 5o", "2 mazo")
     assert done(env)
-    assert score(env) == [0, 1]
+    assert_score(env, [0, 1])
 
 
 # ----------------------------------------------------------------------------- 3v3
@@ -243,14 +243,14 @@ def test_3v3_envido_tie_goes_to_the_player_nearest_the_mano(tied_seats, winner_t
     run(env, "0 envido", "1 quiero")
     expected = [0, 0]
     expected[winner_team] = 2
-    assert score(env) == expected
+    assert_score(env, expected)
 
 
 def test_3v3_mazo_gives_up_for_the_whole_side():
     env = make(players=6, hands=H6)
     run(env, "0 4e", "1 mazo")
     assert done(env)
-    assert score(env) == [1, 0]
+    assert_score(env, [1, 0])
     r = rewards(env)
     assert [r[f"player_{s}"] for s in range(6)] == [1, -1, 1, -1, 1, -1]
 
@@ -260,4 +260,4 @@ def test_3v3_hand_won_by_team():
     run(env, "0 4e", "1 5o", "2 6c", "3 7c", "4 1e", "5 4b")  # A3 (seat 4) wins baza 1
     run(env, "4 10e", "5 5b", "0 5e", "1 6o", "2 12e", "3 12o")  # 12e/12o: parda
     assert done(env)
-    assert score(env) == [1, 0]
+    assert_score(env, [1, 0])

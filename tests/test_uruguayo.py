@@ -1,4 +1,4 @@
-"""Uruguayan truco: muestra and piezas (RULES.md section 8, seeds 004 then 001)."""
+"""Uruguayan truco: muestra and piezas (docs/rules.md section 8, sources 004 then 001)."""
 import numpy as np
 import pytest
 

@@ -74,7 +74,7 @@ def _tier_table(order: Sequence[Sequence[str]]) -> np.ndarray:
     return rank
 
 
-#: Argentine truco rank, highest first; equal tier = parda (RULES.md section 1).
+#: Argentine truco rank, highest first; equal tier = parda (docs/rules.md section 1).
 ARGENTINE_ORDER = (
     ("1e",), ("1b",), ("7e",), ("7o",), ("3",), ("2",), ("1o", "1c"),
     ("12",), ("11",), ("10",), ("7c", "7b"), ("6",), ("5",), ("4",),

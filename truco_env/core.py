@@ -14,7 +14,7 @@ Public functions (all act on the whole batch in place):
 * :func:`legal_mask` -> ``bool[N, A]`` for the player to act in each game;
 * :func:`step` plays one action per game and returns the points scored by each team.
 
-Flow of a hand (RULES.md): the player to act (``ACTOR``) is either the player about to play a
+Flow of a hand (docs/rules.md): the player to act (``ACTOR``) is either the player about to play a
 card (``TURN``) or the one who must answer the innermost pending song: a flor contest, else an
 envido, else a truco.  When a song is resolved the turn goes back (:func:`_resume`).
 """

@@ -1,8 +1,9 @@
 """Rule sets: the frozen ``RuleSet`` of tables and knobs, and the named presets.
 
 Every point on which Truco sources disagree is a knob here, with the preset's value as its
-default (see ``../shared/RULES.md`` and ``docs/rules.md``).  The rules core reads nothing but
-the arrays that :meth:`RuleSet.tables` builds, so a variant changes data, not code paths.
+default (``docs/rules.md``: the rules of each preset; its section 8 tabulates the knobs).  The
+rules core reads nothing but the arrays that :meth:`RuleSet.tables` builds, so a variant
+changes data, not code paths.
 
 >>> r = get_rules("argentino", target=15)
 >>> r.target, r.has_buenas, r.flor
@@ -29,7 +30,7 @@ NUM_ACTIONS = len(ACTIONS)
 
 #: The envido chain as a table: each reachable chain of calls (E envido, R real envido,
 #: F falta envido) with its value if accepted (-1 = falta envido) and if rejected.  A call is
-#: legal exactly when appending it gives a chain of this table (RULES.md section 3).
+#: legal exactly when appending it gives a chain of this table (docs/rules.md section 3).
 ENVIDO_CHAIN: tuple[tuple[str, int, int], ...] = (
     ("", 0, 0),
     ("E", 2, 1), ("R", 3, 1), ("F", -1, 1),
