@@ -3,21 +3,18 @@
     python benchmarks/heuristic_strength.py [--matches 1000] [--seed 0] [--players 2]
         [--rules argentino] [--target 30] [--flor] [--bluffs 0.0 0.1 0.3]
 
-Every match is a full match to the target on :class:`truco_env.VectorTrucoEnv` (all matches
-at once, the heuristic acting on the whole batch); A is team 0 in half the games, and the first
-mano is random.  Each line prints wins / matches, the rate and a 95% interval.
+Every match is a full match to the target, all matches at once through the match loop
+(:func:`evaluation.tournament.head_to_head`, the heuristic acting on the whole batch); A is team
+0 in half the games, and the first mano is random.  Each line prints wins / matches, the rate
+and its 95% Wilson interval.
 """
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from agents import load  # noqa: E402
-from agents.arena import head_to_head  # noqa: E402
+from agents import load
+from evaluation.tournament import GameConfig, head_to_head
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -31,8 +28,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--bluffs", type=float, nargs="+", default=[0.0, 0.1, 0.3],
                     help="bluff rates; the first is played against each of the others")
     args = ap.parse_args(argv)
-    env_kw = {"players": args.players, "rules": args.rules, "target": args.target,
-              "flor": args.flor}
+    cfg = GameConfig(players=args.players, rules=args.rules, target=args.target, flor=args.flor)
     print(f"{args.matches} matches per line · {args.players} players · rules {args.rules}"
           f" · target {args.target or 'default'} · flor {args.flor} · seed {args.seed}")
     pairings = [("heuristic", "random")]
@@ -42,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
     for i, (a, b) in enumerate(pairings):
         t0 = time.perf_counter()
         result = head_to_head(load(a, seed=args.seed), load(b, seed=args.seed + 1),
-                              matches=args.matches, seed=args.seed + i, **env_kw)
+                              matches=args.matches, cfg=cfg, seed=args.seed + i)
         print(f"{a:>22} vs {b:<22} {result}   ({time.perf_counter() - t0:.1f} s)")
 
 

@@ -1,0 +1,536 @@
+"""Reports of the evaluation: Markdown (also printed), CSV, JSON and PNG plots, one folder each.
+
+Every writer takes what :mod:`evaluation.tournament`, :mod:`evaluation.bluff`,
+:mod:`evaluation.probe` or :mod:`evaluation.exploit` computed and returns the Markdown text it
+wrote to ``report.md``.  Plots use matplotlib (imported when a plot is drawn).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from truco_env.rules import ACTIONS
+from truco_env.view import format_view
+
+from .bluff import TRUCO_NAMES
+from .stats import ELO_MEAN, wilson
+
+
+# ============================================================================ output helpers
+def out_dir(path: str | None, kind: str = "eval") -> Path:
+    if path:
+        p = Path(path)
+    else:
+        p = Path("outputs") / f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}"
+        base, i = p, 1
+        while p.exists():
+            p = base.with_name(f"{base.name}-{i}")
+            i += 1
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def _clean(x: Any) -> Any:
+    """JSON-safe: NaN and infinities become None, numpy scalars Python numbers."""
+    if isinstance(x, dict):
+        return {str(k): _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _clean(x.tolist())
+    if isinstance(x, (np.floating, float)):
+        return None if not math.isfinite(float(x)) else float(x)
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
+
+
+def write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(_clean(data), indent=2) + "\n")
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    if not rows:
+        path.write_text("")
+        return
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+
+
+def _plt():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _pct(x: float) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
+
+
+def _num(x: float, d: int = 2) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{d}f}"
+
+
+# ============================================================================ tournament report
+METHOD_NOTES = """\
+**Method.** Duplicate format: each deal sequence (seeded) is played twice with the teams
+swapped, so both agents hold the same cards in turn and the luck of the deal cancels.  Win rate:
+the unit is the duplicate pair (score 0, 1/2 or 1); 95% Wilson score interval at the pairs'
+effective sample size (n_eff = n p(1-p)/s^2 over pair scores; independent matches would give
+2n).  Points per hand: net points (A minus B) per hand of each pair, mean +- t * sd / sqrt(n).
+Ratings: Bradley-Terry on every match (one virtual draw per pairing), Elo scale (mean 1500),
+95% percentile bootstrap over duplicate pairs (1000 refits)."""
+
+
+def tournament_markdown(res: dict) -> str:
+    c = res["config"]
+    lines = [f"# Tournament: {', '.join(a['label'] for a in res['agents'])}", "",
+             f"{c['players']} players, {c['rules']}, match to {c['target']}"
+             f"{', with flor' if c['flor'] else ''}; {c['matches_per_pair']} duplicate pairs "
+             f"({2 * c['matches_per_pair']} matches) per pairing; seed {c['seed']}; "
+             f"{res['seconds']} s on {c['workers']} worker(s).", "",
+             "## Pairings", "",
+             "| A | B | matches | A win rate | 95% CI | A net points/hand | 95% CI | "
+             "A pts/hand | B pts/hand | hands/match |",
+             "|---|---|---:|---:|---|---:|---|---:|---:|---:|"]
+    for p in res["pairs"]:
+        lines.append(f"| {p['a']} | {p['b']} | {p['matches']} | {_pct(p['win_rate'])} | "
+                     f"{_pct(p['win_lo'])} – {_pct(p['win_hi'])} | {_num(p['net_per_hand'])} | "
+                     f"{_num(p['net_lo'])} – {_num(p['net_hi'])} | {_num(p['pts_per_hand_a'])} |"
+                     f" {_num(p['pts_per_hand_b'])} | {_num(p['hands_per_match'], 1)} |")
+    lines += ["", "## Ratings", "", "| rank | agent | Elo | 95% CI | matches | wins |",
+              "|---:|---|---:|---|---:|---:|"]
+    for k, r in enumerate(res["ratings"], 1):
+        lines.append(f"| {k} | {r['agent']} | {r['elo']:.0f} | {r['elo_lo']:.0f} – "
+                     f"{r['elo_hi']:.0f} | {r['matches']} | {r['wins']} |")
+    lines += ["", METHOD_NOTES, "", "Plots: `win_matrix.png`, `ratings.png`, "
+              "`points_per_hand.png`."]
+    if res.get("bluff"):
+        lines += ["", bluff_markdown(res["bluff"], level=2)]
+    return "\n".join(lines) + "\n"
+
+
+def plot_tournament(res: dict, folder: Path) -> list[str]:
+    plt = _plt()
+    labels = [a["label"] for a in res["agents"]]
+    K = len(labels)
+    W = np.array(res["win_matrix"])
+    G = W + W.T
+    rate = np.where(G > 0, W / np.maximum(G, 1), np.nan)
+    files = []
+    fig, ax = plt.subplots(figsize=(1.2 * K + 3, 1.0 * K + 2.5))
+    im = ax.imshow(rate, vmin=0, vmax=1, cmap="RdBu")
+    for i in range(K):
+        for j in range(K):
+            if not np.isnan(rate[i, j]):
+                ax.text(j, i, f"{rate[i, j]:.0%}", ha="center", va="center",
+                        color="white" if abs(rate[i, j] - 0.5) > 0.3 else "black")
+    ax.set_xticks(range(K), labels, rotation=30, ha="right")
+    ax.set_yticks(range(K), labels)
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("agent")
+    ax.set_title("Match win rate of the row agent against the column agent")
+    fig.colorbar(im, ax=ax, label="win rate")
+    fig.tight_layout()
+    fig.savefig(folder / "win_matrix.png", dpi=110)
+    plt.close(fig)
+    files.append("win_matrix.png")
+
+    rt = res["ratings"]
+    _interval_chart(plt, folder / "ratings.png", [r["agent"] for r in rt],
+                    [r["elo"] for r in rt], [r["elo_lo"] for r in rt], [r["elo_hi"] for r in rt],
+                    ref=ELO_MEAN, marker="o", color="tab:blue",
+                    label="Elo (Bradley-Terry) with 95% bootstrap interval",
+                    xlabel="Elo rating (mean 1500)", title="Ratings fitted on every match")
+    files.append("ratings.png")
+
+    pr = res["pairs"]
+    _interval_chart(plt, folder / "points_per_hand.png", [f"{p['a']} vs {p['b']}" for p in pr],
+                    [p["net_per_hand"] for p in pr], [p["net_lo"] for p in pr],
+                    [p["net_hi"] for p in pr], ref=0.0, marker="s", color="tab:green",
+                    label="A's net points per hand, 95% CI",
+                    xlabel="points per hand won by A minus points won by B",
+                    title="Net points per hand (duplicate pairs)")
+    files.append("points_per_hand.png")
+    return files
+
+
+def _interval_chart(plt, path: Path, names: Sequence[str], value, lo, hi, *, ref: float,
+                    marker: str, color: str, label: str, xlabel: str, title: str) -> None:
+    """One row per item: a point with its 95% interval, and a reference line."""
+    value, lo, hi = (np.asarray(x, dtype=float) for x in (value, lo, hi))
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(names) + 2))
+    y = np.arange(len(names))[::-1]
+    err = np.nan_to_num(np.maximum(np.stack([value - lo, hi - value]), 0))
+    ax.errorbar(value, y, xerr=err, fmt=marker, capsize=4, color=color, label=label)
+    ax.axvline(ref, color="grey", lw=0.8, ls=":")
+    ax.set_yticks(y, list(names))
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_tournament(res: dict, folder: Path) -> str:
+    files = plot_tournament(res, folder)
+    write_csv(folder / "pairs.csv", res["pairs"])
+    write_csv(folder / "ratings.csv", res["ratings"])
+    if res.get("bluff"):
+        files += plot_bluff(res["bluff"], folder)
+        write_csv(folder / "bluff.csv", bluff_rows(res["bluff"]))
+    res["files"] = files
+    write_json(folder / "results.json", res)
+    md = tournament_markdown(res)
+    (folder / "report.md").write_text(md)
+    return md
+
+
+# ============================================================================ bluff report
+_BLUFF_COLUMNS = (
+    ("truco call rate", lambda d: d["calls"]["truco"]["overall"]),
+    ("envido call rate", lambda d: d["calls"]["envido"]["overall"]),
+    ("truco bluff share", lambda d: d["bluff"]["truco_share"]),
+    ("truco bluff frequency", lambda d: d["bluff"]["truco_frequency"]),
+    ("envido bluff share", lambda d: d["bluff"]["envido_share"]),
+    ("fold to truco bluff", lambda d: d["bluff"]["fold_truco_bluff"]),
+    ("fold to honest truco", lambda d: d["bluff"]["fold_truco_honest"]),
+    ("fold to envido bluff", lambda d: d["bluff"]["fold_envido_bluff"]),
+    ("fold to honest envido", lambda d: d["bluff"]["fold_envido_honest"]),
+    ("truco slow play", lambda d: d["slow_play"]["truco"]),
+    ("envido slow play", lambda d: d["slow_play"]["envido"]),
+)
+
+
+def bluff_rows(b: dict) -> list[dict]:
+    rows = []
+    for name, d in b["agents"].items():
+        row: dict[str, Any] = {"agent": name, "decisions": d["decisions"]}
+        for col, get in _BLUFF_COLUMNS:
+            r = get(d)
+            key = col.replace(" ", "_")
+            row[key], row[key + "_lo"], row[key + "_hi"], row[key + "_n"] = \
+                r["rate"], r["lo"], r["hi"], r["n"]
+        for k in ("points_truco_bluff", "points_truco_honest", "points_envido_bluff",
+                  "points_envido_honest"):
+            r = d["bluff"][k]
+            row[k], row[k + "_lo"], row[k + "_hi"], row[k + "_n"] = r["mean"], r["lo"], r["hi"], \
+                r["n"]
+        for lvl in TRUCO_NAMES + ("envido",):
+            a = d["answers"][lvl]["accept"]
+            row[f"accepts_{lvl}"], row[f"accepts_{lvl}_n"] = a["rate"], a["n"]
+        rows.append(row)
+    return rows
+
+
+def bluff_markdown(b: dict, level: int = 1) -> str:
+    h = "#" * level
+    defs = b["definitions"]
+    lines = [f"{h} Bluff analytics", "",
+             f"*Hand strength* = probability that the dealt hand wins the hand against a random "
+             f"hand (cards paired best-vs-best, exact enumeration; see evaluation.bluff). "
+             f"A *truco bluff* is a truco, retruco or vale cuatro call or raise with a hand in the "
+             f"bottom third of dealt hands (strength percentile < 1/3); an *envido bluff* an "
+             f"envido, real or falta envido with <= {defs['envido_low']} points (bottom third). "
+             f"*Bluff share* = bluffs / all such calls; *bluff frequency* = truco calls / "
+             f"chances to call with a bottom-third hand. *Fold* = the answer was no quiero (or "
+             f"mazo). *Slow play* = share of hands in the top third (strength percentile >= 2/3, "
+             f"or >= {defs['envido_high']} envido points) with a chance to call where the agent "
+             f"never called. Points per call = net points of the hand for the caller's team. "
+             f"Rates with 95% Wilson intervals.", ""]
+    lines += ["| agent | " + " | ".join(c for c, _ in _BLUFF_COLUMNS) + " |",
+              "|---|" + "---:|" * len(_BLUFF_COLUMNS)]
+    for name, d in b["agents"].items():
+        cells = []
+        for _, get in _BLUFF_COLUMNS:
+            r = get(d)
+            cells.append(f"{_pct(r['rate'])} [{_pct(r['lo'])}, {_pct(r['hi'])}] (n={r['n']})"
+                         if r["n"] else "n/a")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += ["", "| agent | points per truco bluff | per honest truco call | "
+              "per envido bluff | per honest envido call |", "|---|---:|---:|---:|---:|"]
+    for name, d in b["agents"].items():
+        cells = []
+        for k in ("points_truco_bluff", "points_truco_honest", "points_envido_bluff",
+                  "points_envido_honest"):
+            r = d["bluff"][k]
+            cells.append(f"{_num(r['mean'])} [{_num(r['lo'])}, {_num(r['hi'])}] (n={r['n']})"
+                         if r["n"] else "n/a")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += ["", "| agent | accepts truco | accepts retruco | accepts vale cuatro | "
+              "accepts envido |", "|---|---:|---:|---:|---:|"]
+    for name, d in b["agents"].items():
+        cells = [f"{_pct(d['answers'][k]['accept']['rate'])} (n={d['answers'][k]['accept']['n']})"
+                 for k in TRUCO_NAMES + ("envido",)]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += ["", "Plots: " + ", ".join(f"`{f}`" for f in BLUFF_PLOTS) + "."]
+    return "\n".join(lines)
+
+
+BLUFF_PLOTS = ("bluff_truco_calls_by_strength.png", "bluff_truco_answers_by_strength.png",
+               "bluff_envido_calls_by_points.png", "bluff_envido_answers_by_points.png",
+               "bluff_truco_calls_by_baza.png", "bluff_truco_calls_by_position.png",
+               "bluff_envido_calls_by_position.png", "bluff_rates.png", "bluff_payoff.png",
+               "bluff_slow_play.png")
+MIN_BIN = 5   # bins with fewer decisions are not drawn
+
+
+def _curve(ax, bins, data, label, color, ls="-"):
+    x = (np.asarray(bins[:-1]) + np.asarray(bins[1:])) / 2
+    n = np.asarray(data["n"], dtype=float)
+    p = np.where(n >= MIN_BIN, np.asarray(data["rate"], dtype=float), np.nan)
+    lo = np.where(n >= MIN_BIN, np.asarray(data["lo"], dtype=float), np.nan)
+    hi = np.where(n >= MIN_BIN, np.asarray(data["hi"], dtype=float), np.nan)
+    ax.plot(x, p, marker="o", ms=3, ls=ls, color=color, label=label)
+    ax.fill_between(x, lo, hi, color=color, alpha=0.18, lw=0)
+
+
+def plot_bluff(b: dict, folder: Path) -> list[str]:
+    plt = _plt()
+    names = list(b["agents"])
+    colors = {n: plt.cm.tab10(i % 10) for i, n in enumerate(names)}
+    sb = np.array(b["definitions"]["strength_bins"])
+    eb = np.array(b["definitions"]["envido_bins"])
+    xs = "hand strength: P(win the hand vs a random hand)"
+    xe = "envido points of the hand"
+
+    def panels(fname, title, keys, getter, bins, xlabel, ylabel, extra=None):
+        fig, axes = plt.subplots(1, len(keys), figsize=(max(4.6 * len(keys), 8.0), 4.4),
+                                 squeeze=False)
+        for ax, (key, sub) in zip(axes[0], keys):
+            for n in names:
+                for data, lab, ls in getter(b["agents"][n], key):
+                    if data is not None:
+                        _curve(ax, bins, data, f"{n}{lab}", colors[n], ls)
+            ax.set_title(sub)
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(ylabel)
+            ax.set_ylim(-0.02, 1.02)
+            ax.grid(alpha=0.3)
+            if extra:
+                extra(ax)
+            ax.legend(fontsize=7, loc="best")
+        fig.suptitle(title + " (bands: 95% Wilson)")
+        fig.tight_layout()
+        fig.savefig(folder / fname, dpi=100)
+        plt.close(fig)
+
+    panels(BLUFF_PLOTS[0], "How often each agent calls, by hand strength",
+           [(k, f"calls {k.replace('_', ' ')} when it may") for k in TRUCO_NAMES],
+           lambda d, k: [(d["calls"][k]["by_strength"], "", "-")], sb, xs, "call rate")
+    panels(BLUFF_PLOTS[1], "How each agent answers a call, by hand strength",
+           [(k, f"answering {k.replace('_', ' ')}") for k in TRUCO_NAMES],
+           lambda d, k: [(d["answers"][k]["accept_by_strength"], ": accepts (quiero or raise)",
+                          "-"), (d["answers"][k]["raise_by_strength"], ": raises", "--")],
+           sb, xs, "share of answers")
+    panels(BLUFF_PLOTS[2], "How often each agent sings envido, by envido points",
+           [("envido", "envido, real or falta envido when it may")],
+           lambda d, k: [(d["calls"]["envido"]["by_points"], "", "-")], eb, xe, "call rate")
+    panels(BLUFF_PLOTS[3], "How each agent answers an envido, by envido points",
+           [("envido", "answering an envido")],
+           lambda d, k: [(d["answers"]["envido"]["accept_by_points"], ": accepts or raises", "-"),
+                         (d["answers"]["envido"]["raise_by_points"], ": raises", "--")],
+           eb, xe, "share of answers")
+    panels(BLUFF_PLOTS[4], "Truco-ladder calls by baza and hand strength",
+           [(str(k), f"baza {k}") for k in (1, 2, 3)],
+           lambda d, k: [(d["truco_by_baza"][k], "", "-")], sb, xs, "call rate")
+    pos = [p for p in ("mano", "pie", "middle")
+           if any(p in d["truco_by_position"] for d in b["agents"].values())]
+    panels(BLUFF_PLOTS[5], "Truco-ladder calls by position and hand strength",
+           [(p, f"as {p}") for p in pos],
+           lambda d, k: [(d["truco_by_position"].get(k), "", "-")], sb, xs, "call rate")
+    pos_e = [p for p in ("mano", "pie", "middle")
+             if any(p in d["envido_by_position"] for d in b["agents"].values())] or ["mano"]
+    panels(BLUFF_PLOTS[6], "Envido calls by position and envido points",
+           [(p, f"as {p}") for p in pos_e],
+           lambda d, k: [(d["envido_by_position"].get(k), "", "-")], eb, xe, "call rate")
+
+    # bluff rates and slow play: grouped bars with intervals
+    metrics = [("truco bluff share", lambda d: d["bluff"]["truco_share"]),
+               ("truco bluff frequency", lambda d: d["bluff"]["truco_frequency"]),
+               ("envido bluff share", lambda d: d["bluff"]["envido_share"]),
+               ("truco slow play", lambda d: d["slow_play"]["truco"]),
+               ("envido slow play", lambda d: d["slow_play"]["envido"])]
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    w = 0.8 / max(len(names), 1)
+    for i, n in enumerate(names):
+        vals = [g(b["agents"][n]) for _, g in metrics]
+        p = np.array([v["rate"] for v in vals], dtype=float)
+        err = np.array([[v["rate"] - v["lo"] for v in vals], [v["hi"] - v["rate"] for v in vals]],
+                       dtype=float)
+        ax.bar(np.arange(len(metrics)) + i * w, np.nan_to_num(p), w, color=colors[n], label=n,
+               yerr=np.nan_to_num(np.maximum(err, 0)), capsize=3)
+    ax.set_xticks(np.arange(len(metrics)) + w * (len(names) - 1) / 2, [m for m, _ in metrics],
+                  rotation=15)
+    ax.set_ylabel("rate")
+    ax.set_ylim(0, 1)
+    ax.set_title("Bluff rates (bottom-third hands) and slow play (top-third hands), 95% CI")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(folder / BLUFF_PLOTS[7], dpi=100)
+    plt.close(fig)
+
+    # payoff: fold rate and points per call, bluff vs honest
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    groups = [("truco bluff", "fold_truco_bluff", "points_truco_bluff"),
+              ("honest truco", "fold_truco_honest", "points_truco_honest"),
+              ("envido bluff", "fold_envido_bluff", "points_envido_bluff"),
+              ("honest envido", "fold_envido_honest", "points_envido_honest")]
+    for i, n in enumerate(names):
+        d = b["agents"][n]["bluff"]
+        for ax, key, stat in ((axes[0], 1, "rate"), (axes[1], 2, "mean")):
+            vals = [d[g[key]] for g in groups]
+            p = np.array([v[stat] for v in vals], dtype=float)
+            err = np.array([[v[stat] - v["lo"] for v in vals], [v["hi"] - v[stat] for v in vals]],
+                           dtype=float)
+            ax.bar(np.arange(len(groups)) + i * w, np.nan_to_num(p), w, color=colors[n], label=n,
+                   yerr=np.nan_to_num(np.clip(err, 0, 50)), capsize=3)
+    for ax, yl, t in ((axes[0], "share of calls answered no quiero / mazo",
+                       "How often the opponent folds"),
+                      (axes[1], "net points of the hand for the caller",
+                       "Points won per call")):
+        ax.set_xticks(np.arange(len(groups)) + w * (len(names) - 1) / 2, [g[0] for g in groups],
+                      rotation=15)
+        ax.set_ylabel(yl)
+        ax.set_title(t)
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.legend(fontsize=8)
+    axes[0].set_ylim(0, 1)
+    fig.suptitle("Do bluffs pay? Bluffs against honest calls (95% CI)")
+    fig.tight_layout()
+    fig.savefig(folder / BLUFF_PLOTS[8], dpi=100)
+    plt.close(fig)
+
+    def shade(ax):
+        ax.axvspan(sb[-1] * 2 / 3, 1.0, color="orange", alpha=0.08,
+                   label="about the top third (slow play = 1 - curve)")
+
+    panels(BLUFF_PLOTS[9], "Slow play: does the agent call at all with its hand?",
+           [("truco", "hands with a chance to call truco")],
+           lambda d, k: [(d["slow_play"]["truco_by_strength"], ": calls at least once", "-")],
+           sb, xs, "share of hands with a call", extra=shade)
+    return list(BLUFF_PLOTS)
+
+
+def write_bluff(b: dict, folder: Path, header: str) -> str:
+    files = plot_bluff(b, folder)
+    write_csv(folder / "bluff.csv", bluff_rows(b))
+    write_json(folder / "bluff.json", {**b, "files": files})
+    md = header + "\n\n" + bluff_markdown(b) + "\n"
+    (folder / "report.md").write_text(md)
+    return md
+
+
+
+# ============================================================================ exploit report
+def write_exploit(spec: str, curve: list[dict], run: dict, final: dict, folder: Path,
+                  budget: float) -> str:
+    plt = _plt()
+    p = final["pairs"][0]
+    evals = [c for c in curve if c["eval"]]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    if evals:
+        t = [c["seconds"] for c in evals]
+        axes[0].plot(t, [c["win_rate"] for c in evals], "o-", color="tab:red",
+                     label="best response win rate (periodic eval)")
+        axes[0].fill_between(t, [c["win_lo"] for c in evals], [c["win_hi"] for c in evals],
+                             color="tab:red", alpha=0.2, lw=0, label="95% Wilson band")
+    axes[0].axhline(0.5, color="grey", ls=":", lw=1, label="0.5: not exploitable")
+    axes[0].set_ylim(0, 1)
+    axes[0].set_xlabel("training time (s)")
+    axes[0].set_ylabel("match win rate against the frozen agent")
+    axes[0].set_title("Best-response learning curve")
+    axes[0].legend(fontsize=8)
+    axes[1].plot([c["steps"] for c in curve], [c["train_win_rate"] for c in curve],
+                 color="tab:purple", lw=1, label="learner win rate in training matches")
+    axes[1].axhline(0.5, color="grey", ls=":", lw=1)
+    axes[1].set_ylim(0, 1)
+    axes[1].set_xlabel("environment steps")
+    axes[1].set_ylabel("match win rate")
+    axes[1].set_title("Training matches")
+    axes[1].legend(fontsize=8)
+    fig.suptitle(f"Exploitability probe of {spec} (lower is better for {spec})")
+    fig.tight_layout()
+    fig.savefig(folder / "learning_curve.png", dpi=100)
+    plt.close(fig)
+    write_csv(folder / "curve.csv", [{k: c.get(k) for k in ("seconds", "steps", "eval", "win_rate",
+                                                           "win_lo", "win_hi", "train_win_rate")}
+                                     for c in curve])
+    write_csv(folder / "final.csv", final["pairs"])
+    data = {"agent": spec, "config": final["config"], "budget_s": budget,
+            "train_seconds": run["train_seconds"], "train_steps": run["global_step"],
+            "best_response_win_rate": p["win_rate"], "win_lo": p["win_lo"], "win_hi": p["win_hi"],
+            "best_response_net_points_per_hand": p["net_per_hand"], "net_lo": p["net_lo"],
+            "net_hi": p["net_hi"], "final": final["pairs"], "curve": curve,
+            "best_response": run["checkpoint"],
+            "files": ["learning_curve.png", "curve.csv", "final.csv", "best_response/",
+                      "train.log"]}
+    write_json(folder / "results.json", data)
+    c = final["config"]
+    md = "\n".join([
+        f"# Exploitability probe: {spec}", "",
+        f"A fresh PPO best response was trained for {run['train_seconds']:.0f} s "
+        f"({run['global_step']:,} environment steps) against the frozen agent, then played "
+        f"{p['matches']} duplicate matches against it ({c['players']} players, {c['rules']}, "
+        f"match to {c['target']}).", "",
+        "| measure | best response | 95% CI |", "|---|---:|---|",
+        f"| match win rate | {_pct(p['win_rate'])} | {_pct(p['win_lo'])} – {_pct(p['win_hi'])} |",
+        f"| net points per hand | {_num(p['net_per_hand'])} | {_num(p['net_lo'])} – "
+        f"{_num(p['net_hi'])} |", "",
+        f"**Approximate exploitability** (Timbers et al. 2020): how much a best response "
+        f"trained against {spec} gains from it.  Lower is better for {spec}: a win rate near "
+        f"50% and net points near 0 mean the probe found nothing to exploit in this budget.  It "
+        f"is a lower bound on the true exploitability (the learner is not an exact best "
+        f"response) and depends on the budget.", "",
+        "Learning curve: `learning_curve.png` (`curve.csv`); the best response is the training "
+        f"run `best_response/` (usable as `checkpoint:{run['checkpoint']}`).", "",
+        "The trainer is train.py's PPO with `opponent` set to the frozen agent, "
+        "`opponent_weight=1` and no self-play (the learner plays every seat of one team)."])
+    (folder / "report.md").write_text(md + "\n")
+    return md + "\n"
+
+
+
+
+# ============================================================================ probe report
+def probe_markdown(spec: str, result: dict, samples: int) -> str:
+    """The situation as the probed player sees it, then its action probabilities (sampled
+    ones with 95% Wilson intervals)."""
+    view, seat, probs, how = result["view"], result["seat"], result["probs"], result["method"]
+    lines = [f"# Probe: {spec} as player_{seat}", "", "```",
+             format_view(view, me=seat, mask=result["mask"]), "```", "",
+             f"Hand strength {result['strength']:.3f} (percentile {result['percentile']:.0%}), "
+             f"envido {view['my_envido']}. Probabilities: {how}.", "",
+             "| action | probability | |", "|---|---:|---|"]
+    for a in np.flatnonzero(result["mask"]):
+        name = ACTIONS[a]
+        if name.startswith("play_") and view["hand"][a]:
+            name += f" ({view['hand'][a]})"
+        half = ""
+        if how.startswith("sampled"):
+            lo, hi = wilson(probs[a], samples)
+            half = f" [{lo:.3f}, {hi:.3f}]"
+        lines.append(f"| {name} | {probs[a]:.3f}{half} | {'#' * int(round(40 * probs[a]))} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_probe(spec: str, result: dict, situation: dict, samples: int, folder: Path) -> str:
+    md = probe_markdown(spec, result, samples)
+    probs = [{"action": ACTIONS[a], "probability": float(result["probs"][a])}
+             for a in np.flatnonzero(result["mask"])]
+    write_json(folder / "probe.json", {"spec": spec, "situation": situation, "seat": result["seat"],
+                                       "method": result["method"], "probs": probs,
+                                       "view": result["view"]})
+    (folder / "report.md").write_text(md)
+    return md

@@ -1,0 +1,310 @@
+"""Duplicate tournaments: agents play seeded deal sequences twice with the teams swapped.
+
+A *duplicate pair* is one deal sequence played twice: in the first match agent A holds team 0
+(seats 0, 2, 4) and B team 1, in the second the teams are swapped.  The deals come from
+:class:`truco_env.game.DuplicateDeals`: hand ``k`` of match ``m`` is
+``numpy.random.default_rng([seed, m, k])``'s permutation and the first mano of match ``m``
+``default_rng([seed, m])``'s draw; the next manos rotate as in every match.  So seat 0 gets the
+same cards in both matches of a pair, and the luck of the cards cancels within the pair (the
+matches may last different numbers of hands; hand ``k`` is the same deal in both).  The deals
+do not depend on how matches are split into chunks or worker processes.  Every match is played
+by :func:`truco_env.loop.play`.
+
+Intervals (95%, :mod:`evaluation.stats`): the win rate's unit is the pair (score 0, 1/2 or 1),
+with Wilson's interval at the pairs' effective sample size; points per hand: the pair's net
+points (A minus B) per hand, mean +- t * sd / sqrt(n).  Ratings: :mod:`evaluation.ratings`.
+
+:func:`head_to_head` is the plain (not duplicate) match: A's team against B's team over
+independent shuffled deals, a Wilson interval over matches.
+
+>>> r = head_to_head("heuristic", "random", matches=20, seed=0)
+>>> r.matches, 0.0 <= r.lo <= r.rate <= r.hi <= 1.0
+(20, True)
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+import agents
+from truco_env.game import DuplicateDeals, Matches
+from truco_env.loop import play
+from truco_env.observe import COMPACT_SIZE, INFOSTATE_SIZE
+from truco_env.rules import RuleSet, get_rules
+
+from .bluff import EVENT_FIELDS, HAND_FIELDS, EventLog, bluff_analytics, concat_tables
+from .ratings import rating_table
+from .stats import duplicate_win_interval, effective_n, mean_interval, win_rate
+
+
+# ============================================================================ agents and games
+def load_agent(spec: Any, seed: int | None = None) -> agents.Agent:
+    """``agents.load`` for unattended matches: ``human`` is refused, and a checkpoint whose
+    network fits neither observation layout fails here with a clear message."""
+    if isinstance(spec, str) and spec.strip().split(":")[0] == "human":
+        raise ValueError("agent spec 'human' cannot play unattended evaluation matches")
+    agent = agents.load(spec, seed=seed)
+    size = getattr(agent, "obs_size", None)
+    if size is not None and size not in (COMPACT_SIZE, INFOSTATE_SIZE):
+        raise ValueError(f"{agent_name(agent)} expects observations of size {size}, but the "
+                         f"environment's are {COMPACT_SIZE} (compact) or {INFOSTATE_SIZE} "
+                         f"(infostate); was it trained on an older observation layout?")
+    return agent
+
+
+def agent_name(spec: Any) -> str:
+    return spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """What a tournament plays: player count, preset and its overrides."""
+
+    players: int = 2
+    rules: str = "argentino"
+    target: int | None = None
+    flor: bool | None = None
+
+    def ruleset(self) -> RuleSet:
+        r = get_rules(self.rules, target=self.target, flor=self.flor)
+        if self.players not in r.players_allowed:
+            raise ValueError(f"bad value players={self.players!r} for rules {r.name!r}; "
+                             f"expected one of {list(r.players_allowed)}")
+        return r
+
+
+def duplicate_seating(matches: Sequence[int], players: int) -> tuple[np.ndarray, np.ndarray,
+                                                                      np.ndarray]:
+    """``(match, a_team, seating)`` of the games of duplicate pairs: pair i is games 2i (A at
+    team 0) and 2i+1 (A at team 1); ``seating[g, seat]`` is 0 where A sits, 1 where B sits.
+
+    >>> duplicate_seating([7], 4)[2].tolist()
+    [[0, 1, 0, 1], [1, 0, 1, 0]]
+    """
+    matches = np.asarray(matches, dtype=np.int64)
+    match = np.repeat(matches, 2)
+    a_team = np.tile(np.array([0, 1]), len(matches))
+    seating = (np.arange(players)[None, :] % 2 != a_team[:, None]).astype(np.int64)
+    return match, a_team, seating
+
+
+# ============================================================================ duplicate play
+def play_duplicate(agent_a: Any, agent_b: Any, matches: Sequence[int], cfg: GameConfig,
+                   seed: int, log: EventLog | None = None, agent_ids: tuple[int, int] = (0, 1),
+                   max_steps: int = 200_000) -> dict[str, np.ndarray]:
+    """Play the duplicate pairs of ``matches`` (match ids) between two agents.
+
+    Returns per game (``2 * len(matches)``, pair i is games 2i and 2i+1): ``match``,
+    ``a_team`` (the team A held), ``a_won``, ``hands``, ``pts_a``, ``pts_b`` (points scored).
+    Agents may be objects or specs (loaded with ``seed`` and ``seed + 1``).  ``log`` collects
+    the decisions, with ``agent_ids`` naming A and B in it.
+    """
+    if isinstance(agent_a, str):
+        agent_a = load_agent(agent_a, seed)
+    if isinstance(agent_b, str):
+        agent_b = load_agent(agent_b, seed + 1)
+    match, a_team, seating = duplicate_seating(matches, cfg.players)
+    game = Matches(len(match), cfg.players, cfg.ruleset(), deals=DuplicateDeals(seed, match))
+    game.reset(seed=seed)
+    hooks: dict[str, Any] = {}
+    if log is not None:
+        watch = log.watch(match * 2 + a_team, np.asarray(agent_ids)[seating])
+        hooks = {"on_decision": watch.on_decision, "on_hand_end": watch.on_hand_end}
+    r = play(game, [agent_a, agent_b], seating, max_steps=max_steps, **hooks)
+    pts_a = np.where(a_team == 0, r.score[:, 0], r.score[:, 1])
+    pts_b = np.where(a_team == 0, r.score[:, 1], r.score[:, 0])
+    return {"match": match, "a_team": a_team, "a_won": (r.winner == a_team).astype(np.int8),
+            "hands": r.hands, "pts_a": pts_a.astype(np.int64), "pts_b": pts_b.astype(np.int64)}
+
+
+def summarize_pair(res: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Win rate and points per hand of A, with intervals, from :func:`play_duplicate` games."""
+    won = res["a_won"].reshape(-1, 2).astype(np.float64)
+    hands = res["hands"].reshape(-1, 2).sum(axis=1)
+    pa = res["pts_a"].reshape(-1, 2).sum(axis=1)
+    pb = res["pts_b"].reshape(-1, 2).sum(axis=1)
+    pair_score = won.mean(axis=1)
+    wr, wlo, whi = duplicate_win_interval(pair_score)
+    net, nlo, nhi = mean_interval((pa - pb) / np.maximum(hands, 1))
+    ppa, plo, phi = mean_interval(pa / np.maximum(hands, 1))
+    return {"pairs": int(len(pair_score)), "matches": int(won.size),
+            "wins_a": int(won.sum()), "win_rate": wr, "win_lo": wlo, "win_hi": whi,
+            "n_eff": effective_n(pair_score), "split_pairs": int((pair_score == 0.5).sum()),
+            "net_per_hand": net, "net_lo": nlo, "net_hi": nhi,
+            "pts_per_hand_a": ppa, "pts_a_lo": plo, "pts_a_hi": phi,
+            "pts_per_hand_b": float((pb / np.maximum(hands, 1)).mean()),
+            "hands_per_match": float(res["hands"].mean())}
+
+
+# ============================================================================ round robin
+def _chunks(matches: int, workers: int) -> list[tuple[int, int]]:
+    size = max(4, min(256, math.ceil(matches / max(1, workers * 4))))
+    return [(lo, min(matches, lo + size)) for lo in range(0, matches, size)]
+
+
+def _task(args: tuple) -> tuple:
+    """One chunk of duplicate pairs (runs in a worker process)."""
+    p_idx, i, j, spec_i, spec_j, lo, hi, cfg, seed, bluff, gid_span = args
+    log = EventLog() if bluff else None
+    agent_seed = seed * 1_000_003 + p_idx * 10_007 + lo
+    a = load_agent(spec_i, agent_seed)
+    b = load_agent(spec_j, agent_seed + 1)
+    res = play_duplicate(a, b, range(lo, hi), cfg, seed, log=log, agent_ids=(i, j))
+    tables = None
+    if log is not None:
+        ev, hands = log.tables()
+        ev["gid"] = ev["gid"] + p_idx * gid_span
+        hands["gid"] = hands["gid"] + p_idx * gid_span
+        tables = (ev, hands)
+    return p_idx, lo, res, tables
+
+
+def _worker_init() -> None:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    try:
+        import torch
+        torch.set_num_threads(1)
+    except ImportError:  # pragma: no cover
+        pass
+
+
+def run_tournament(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameConfig,
+                   seed: int = 0, workers: int | None = None, bluff: bool = False,
+                   progress: bool = True) -> dict[str, Any]:
+    """Every pair of ``entrants`` (``(label, spec)``) over ``matches`` duplicate pairs.
+
+    Returns ``{"config", "agents", "pairs", "ratings", "win_matrix", "seconds", "bluff"}``
+    (``bluff``: :func:`evaluation.bluff.bluff_analytics` of every decision, or ``None``).
+    ``workers`` processes share the chunks (default: every core).
+    """
+    labels = [a[0] for a in entrants]
+    specs = [a[1] for a in entrants]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"agent labels must be distinct: {labels}")
+    if len(entrants) < 2:
+        raise ValueError("a tournament needs at least two agents")
+    rules = cfg.ruleset()  # validate before spawning
+    for spec in specs:
+        load_agent(spec, 0)  # fail fast on a bad spec
+    workers = workers or os.cpu_count() or 1
+    pairs = list(itertools.combinations(range(len(entrants)), 2))
+    gid_span = 2 * matches + 2
+    tasks = [(p, i, j, specs[i], specs[j], lo, hi, cfg, seed, bluff, gid_span)
+             for p, (i, j) in enumerate(pairs) for lo, hi in _chunks(matches, workers)]
+    out: dict[int, list] = {p: [] for p in range(len(pairs))}
+    ev_parts, hand_parts = [], []
+    t0 = time.time()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(pairs) * matches, unit="pair", desc="duplicate pairs",
+                   dynamic_ncols=True, file=sys.stderr)
+
+    def collect(r):
+        p_idx, lo, res, tables = r
+        out[p_idx].append((lo, res))
+        if tables is not None:
+            ev_parts.append(tables[0])
+            hand_parts.append(tables[1])
+        if bar is not None:
+            bar.update(len(res["match"]) // 2)
+
+    if workers <= 1 or len(tasks) == 1:
+        for t in tasks:
+            collect(_task(t))
+    else:
+        import multiprocessing as mp
+        ctx = mp.get_context("spawn")
+        with ctx.Pool(min(workers, len(tasks)), initializer=_worker_init) as pool:
+            for r in pool.imap_unordered(_task, tasks):
+                collect(r)
+    if bar is not None:
+        bar.close()
+    seconds = time.time() - t0
+
+    K = len(entrants)
+    wins = np.zeros((K, K))
+    pair_wins: dict[tuple[int, int], np.ndarray] = {}
+    pair_rows = []
+    for p, (i, j) in enumerate(pairs):
+        parts = [r for _, r in sorted(out[p], key=lambda x: x[0])]
+        res = {k: np.concatenate([r[k] for r in parts]) for k in parts[0]}
+        pw = res["a_won"].reshape(-1, 2).sum(axis=1)
+        pair_wins[(i, j)] = pw
+        wins[i, j] += pw.sum()
+        wins[j, i] += 2 * len(pw) - pw.sum()
+        pair_rows.append({"a": labels[i], "b": labels[j], **summarize_pair(res)})
+    result = {"config": {"players": cfg.players, "rules": cfg.rules, "target": rules.target,
+                         "flor": rules.flor, "matches_per_pair": matches, "seed": seed,
+                         "workers": workers},
+              "agents": [{"label": lab, "spec": str(s)} for lab, s in entrants],
+              "pairs": pair_rows,
+              "ratings": rating_table(wins, pair_wins, labels, specs, reps=1000, seed=seed),
+              "seconds": round(seconds, 2), "win_matrix": wins.tolist(), "bluff": None}
+    if bluff:
+        ev = concat_tables(ev_parts, EVENT_FIELDS)
+        hands = concat_tables(hand_parts, HAND_FIELDS)
+        result["bluff"] = bluff_analytics(ev, hands, labels)
+    return result
+
+
+def self_play_bluff(spec: str, matches: int, cfg: GameConfig, seed: int = 0,
+                    progress: bool = True) -> dict[str, Any]:
+    """Bluff analytics of an agent against itself: both teams count as the same agent."""
+    from tqdm import tqdm
+    log = EventLog()
+    for lo, hi in tqdm(_chunks(matches, 1), disable=not progress, desc="self-play",
+                       file=sys.stderr):
+        play_duplicate(load_agent(spec, seed * 7919 + lo), load_agent(spec, seed * 7919 + lo + 1),
+                       range(lo, hi), cfg, seed, log=log, agent_ids=(0, 0))
+    ev, hands = log.tables()
+    return bluff_analytics(ev, hands, [spec])
+
+
+# ============================================================================ plain matches
+@dataclass(frozen=True)
+class MatchResult:
+    """Matches won by agent A against agent B, with the 95% Wilson interval of the rate."""
+
+    wins: int
+    matches: int
+
+    @property
+    def rate(self) -> float:
+        return win_rate(self.wins, self.matches)[0]
+
+    @property
+    def lo(self) -> float:
+        return win_rate(self.wins, self.matches)[1]
+
+    @property
+    def hi(self) -> float:
+        return win_rate(self.wins, self.matches)[2]
+
+    def __str__(self) -> str:
+        return f"{self.wins}/{self.matches} = {self.rate:.1%} [{self.lo:.1%}, {self.hi:.1%}]"
+
+
+def head_to_head(agent_a: Any, agent_b: Any, matches: int = 1000, cfg: GameConfig | None = None,
+                 seed: int | None = 0) -> MatchResult:
+    """Play ``matches`` independent matches, A's team against B's team (partners are the same
+    agent object).  Game ``g`` seats A in team ``g % 2``; deals are shuffled from ``seed`` and
+    the first mano is random.  Agents may be objects or specs."""
+    cfg = cfg or GameConfig()
+    if isinstance(agent_a, str):
+        agent_a = load_agent(agent_a, seed)
+    if isinstance(agent_b, str):
+        agent_b = load_agent(agent_b, None if seed is None else seed + 1)
+    game = Matches(matches, cfg.players, cfg.ruleset(), random_mano=True)
+    game.reset(seed=seed)
+    a_team = np.arange(matches) % 2
+    seating = (np.arange(cfg.players)[None, :] % 2 != a_team[:, None]).astype(np.int64)
+    r = play(game, [agent_a, agent_b], seating)
+    return MatchResult(int((r.winner == a_team).sum()), matches)
