@@ -5,7 +5,8 @@ by uniform random play (no network, no learning).
     python benchmarks/train_speed.py [--config configs/default.yaml] [--steps 2e6] [--threads 1 2]
 
 The training figure is ``train.py``'s own ``SPS`` (every step of every game divided by the wall
-time of the loop, evaluation and final summary switched off).  Shared machines make both
+time of the loop, evaluation and final summary switched off), read from the ``summary.json`` of
+a ``python train.py`` subprocess.  Shared machines make both
 figures noisy: run it twice and read the ratio more than the absolute numbers.
 """
 from __future__ import annotations
@@ -13,14 +14,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
 
 import numpy as np
 
+from training.config import DEFAULT_CONFIG, make_config, parse_overrides, read_yaml
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 
 def env_only_steps_per_second(cfg, seconds: float) -> float:
@@ -39,23 +42,22 @@ def env_only_steps_per_second(cfg, seconds: float) -> float:
     return steps / (time.perf_counter() - t0)
 
 
-def train_steps_per_second(values: dict, steps: int, threads: int) -> float:
-    import train
-
+def train_steps_per_second(config: str, values: dict, steps: int, threads: int) -> float:
+    """``train.py``'s SPS on ``config`` with ``values`` on top, in a fresh process."""
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = train.make_config({**values, "total_steps": steps, "threads": threads,
-                                 "runs_dir": tmp, "run_name": "bench", "eval_every": 0,
-                                 "final_eval_games": 0, "progress": False,
-                                 "tensorboard": False, "checkpoint_every": 10**9})
-        run_dir = train.train(cfg)
-        return json.loads((run_dir / "summary.json").read_text())["SPS"]
+        values = {**values, "total_steps": steps, "threads": threads, "runs_dir": tmp,
+                  "run_name": "bench", "eval_every": 0, "final_eval_games": 0,
+                  "progress": False, "tensorboard": False, "checkpoint_every": 10**9}
+        subprocess.run([sys.executable, "train.py", "--config", config,
+                        *(f"{k}={json.dumps(v)}" for k, v in values.items())],
+                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        with open(os.path.join(tmp, "bench", "summary.json")) as f:
+            return json.load(f)["SPS"]
 
 
 def main() -> None:
-    import train
-
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--config", default=str(train.DEFAULT_CONFIG))
+    ap.add_argument("--config", default=str(DEFAULT_CONFIG))
     ap.add_argument("--steps", type=float, default=2e6, help="training steps per measurement")
     ap.add_argument("--threads", type=int, nargs="+", default=[os.cpu_count() or 1],
                     help="torch thread counts to compare")
@@ -63,11 +65,13 @@ def main() -> None:
     ap.add_argument("overrides", nargs="*", metavar="key=value")
     args = ap.parse_args()
 
-    values = {**train.read_yaml(args.config), **train.parse_overrides(args.overrides),
-              "device": args.device}
-    cfg = train.make_config(values)
-    train_steps_per_second(values, cfg.num_envs * cfg.num_steps * 2, args.threads[0])  # warm-up
-    results = [(t, train_steps_per_second(values, int(args.steps), t)) for t in args.threads]
+    config = os.path.abspath(args.config)
+    values = {**parse_overrides(args.overrides), "device": args.device}
+    cfg = make_config({**read_yaml(config), **values})
+    # warm-up (numba's cache, the file system)
+    train_steps_per_second(config, values, cfg.num_envs * cfg.num_steps * 2, args.threads[0])
+    results = [(t, train_steps_per_second(config, values, int(args.steps), t))
+               for t in args.threads]
     peer = env_only_steps_per_second(cfg, 3.0)
 
     print(f"config {os.path.relpath(args.config, ROOT)}: {cfg.players} players, {cfg.rules}, "

@@ -1,10 +1,13 @@
-"""train.py: short runs complete, checkpoints load and resume, config errors name the key,
-and a short run beats random."""
+"""train.py: short runs complete, say where their outputs go and report evaluations, checkpoints
+load and resume, config errors name the key, and a short run beats random.
+
+train.py is a script: it runs here as a subprocess (no script imports another); its config
+module, :mod:`training.config`, is imported."""
 from __future__ import annotations
 
 import csv
 import json
-import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,23 +17,36 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-import train  # noqa: E402
 from agents.ppo_policy import (CheckpointError, PolicyAgent, load_checkpoint,  # noqa: E402
                                save_checkpoint)
+from training.config import FIELDS, ConfigError, make_config, read_yaml  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 TINY = {"num_envs": 64, "num_steps": 16, "hidden": [32], "minibatch_size": 512,
         "update_epochs": 1, "eval_every": 0, "final_eval_games": 16, "progress": False,
         "tensorboard": False, "checkpoint_every": 1, "snapshot_every": 1, "threads": 1,
         "device": "cpu"}
+FOLDER = re.compile(r"^run folder: (.+?)/ ", re.M)
+
+
+def train_py(*args: str) -> subprocess.CompletedProcess:
+    """``python train.py ARGS`` in the repository root."""
+    return subprocess.run([sys.executable, "train.py", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+
+
+def run_process(tmp_path, **values) -> subprocess.CompletedProcess:
+    """A run of configs/default.yaml with the TINY settings and ``values`` on top."""
+    values = {**TINY, "runs_dir": str(tmp_path), "run_name": "t", **values}
+    out = train_py(*(f"{k}={json.dumps(v)}" for k, v in values.items()))
+    assert out.returncode == 0, out.stderr
+    return out
 
 
 def run(tmp_path, **values) -> Path:
-    cfg = train.make_config({**train.read_yaml(train.DEFAULT_CONFIG), **TINY,
-                             "runs_dir": str(tmp_path), "run_name": "t", **values})
-    return train.train(cfg)
+    """The run folder of a run (as train.py prints it)."""
+    return Path(FOLDER.search(run_process(tmp_path, **values).stdout).group(1))
 
 
 def summary(run_dir: Path) -> dict:
@@ -42,15 +58,17 @@ def test_short_run_writes_outputs_and_a_loadable_checkpoint(tmp_path):
     for name in ("config.yaml", "metrics.csv", "summary.json", "summary.md",
                  "checkpoints/latest.pt"):
         assert (run_dir / name).is_file(), name
-    assert not list((run_dir / "checkpoints").glob("*.tmp")), "a temporary file was left"
+    assert not list(run_dir.rglob("*.tmp")), "a temporary file was left"
     s = summary(run_dir)
     assert s["global_step"] >= 3000
     assert set(s["win_rate"]) == {"heuristic", "random"}
+    for r in s["win_rate"].values():  # the Wilson interval of evaluation.stats.win_rate
+        assert r["low"] <= r["win_rate"] <= r["high"] and r["matches"] == 16
     rows = list(csv.DictReader(open(run_dir / "metrics.csv")))
     assert int(rows[-1]["global_step"]) == s["global_step"]
     assert rows[-1]["losses/approx_kl"] != ""
     # The resolved config round-trips.
-    assert train.make_config(train.read_yaml(run_dir / "config.yaml")).total_steps == 3000
+    assert make_config(read_yaml(run_dir / "config.yaml")).total_steps == 3000
 
     # The checkpoint plays: from the run folder, the file, and through agents.load.
     from truco_env import VectorTrucoEnv
@@ -73,13 +91,50 @@ def test_resume_continues_the_step_count(tmp_path):
     ckpt = load_checkpoint(run_dir)
     assert ckpt["global_step"] == first["global_step"] == 2048
     pool_before = len(ckpt["pool"]["snapshots"])
-    assert train.main(["--resume", str(run_dir), "total_steps=4096", "progress=false"]) == 0
+    out = train_py("--resume", str(run_dir), "total_steps=4096", "progress=false")
+    assert out.returncode == 0, out.stderr
     ckpt = load_checkpoint(run_dir)
     assert ckpt["global_step"] == 4096 and ckpt["iteration"] == 4
     assert len(ckpt["pool"]["snapshots"]) >= pool_before
     steps = [int(r["global_step"]) for r in csv.DictReader(open(run_dir / "metrics.csv"))]
     assert steps == [1024, 2048, 3072, 4096]
     assert not (tmp_path / "t-1").exists(), "resume must reuse the run folder"
+
+
+@pytest.mark.parametrize("progress", ["false", "true"])
+def test_the_run_says_where_it_writes_then_prints_each_evaluation(tmp_path, progress):
+    """The output folder comes first; without a progress bar (progress=false, or stdout not a
+    terminal as here) each periodic evaluation prints one line: step, SPS, win rates with their
+    95% interval, elapsed time."""
+    out = run_process(tmp_path, total_steps=3072, num_envs=64, num_steps=16, eval_every=1,
+                      eval_games=16, final_eval_games=0, progress=progress == "true")
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"run folder: {tmp_path / 't'}/ (config.yaml, metrics.csv, " \
+        "checkpoints/latest.pt; summary.json and summary.md at the end)", lines[0]
+    evals = [ln for ln in lines if ln.startswith("step ")]
+    assert len(evals) == 2, out.stdout  # iterations 1 and 2; the last one is not evaluated
+    pattern = (r"step ([\d,]+)  SPS [\d,]+  win rate heuristic (\S+) \((\S+)-(\S+)\), "
+               r"random \S+ \(\S+-\S+\)  elapsed \d+m\d\ds")
+    rows = list(csv.DictReader(open(tmp_path / "t" / "metrics.csv")))
+    for line, row in zip(evals, rows):
+        m = re.fullmatch(pattern, line)
+        assert m, line
+        step, rate, low, high = m.groups()
+        assert int(step.replace(",", "")) == int(row["global_step"])
+        assert float(low) <= float(rate) <= float(high)
+        assert float(rate) == pytest.approx(float(row["eval/win_rate_heuristic"]), abs=1e-3)
+    assert "it/s" not in out.stderr and "step/s" not in out.stderr  # no progress bar
+
+
+def test_train_py_is_short_and_scripts_stay_scripts():
+    """The PPO loop reads in one file; config, pool, shaping and logging live in training/."""
+    assert len((ROOT / "train.py").read_text().splitlines()) < 500
+    files = [ROOT / "train.py", ROOT / "benchmarks" / "train_speed.py", Path(__file__),
+             *(ROOT / "training").glob("*.py")]
+    for path in files:
+        text = path.read_text()
+        assert "sys" + ".path" not in text, path
+        assert not re.search(r"^\s*(import|from) (train|evaluate)\b", text, re.M), path
 
 
 def test_a_new_run_never_overwrites_an_old_one(tmp_path):
@@ -100,21 +155,22 @@ def test_a_new_run_never_overwrites_an_old_one(tmp_path):
     ("self_play_frac=1.5", ["self_play_frac"]),
     ("nonsense", ["key=value"]),
 ])
-def test_config_errors_name_the_key(override, words, capsys):
-    assert train.main([override]) == 2
-    err = capsys.readouterr().err
+def test_config_errors_name_the_key(override, words):
+    out = train_py(override)
+    assert out.returncode == 2
+    err = out.stderr
     for w in words:
         assert w in err, (w, err)
 
 
 def test_overrides_are_typed_and_dotted_yaml_sections_are_rejected(tmp_path):
-    cfg = train.make_config({"total_steps": "2e6", "hidden": "64,32", "flor": "true",
+    cfg = make_config({"total_steps": "2e6", "hidden": "64,32", "flor": "true",
                              "target": None})
     assert cfg.total_steps == 2_000_000 and cfg.hidden == [64, 32] and cfg.flor is True
     bad = tmp_path / "bad.yaml"
     bad.write_text("ppo:\n  lr: 1\n")
-    with pytest.raises(train.ConfigError, match="ppo.lr"):
-        train.make_config(train.read_yaml(bad))
+    with pytest.raises(ConfigError, match="ppo.lr"):
+        make_config(read_yaml(bad))
 
 
 def test_every_shipped_config_is_valid():
@@ -122,17 +178,17 @@ def test_every_shipped_config_is_valid():
     names = {p.stem for p in configs}
     assert {"default", "flor", "2v2", "3v3", "trucoshi", "uruguayo", "strong"} <= names
     for path in configs:
-        raw = train.read_yaml(path)
+        raw = read_yaml(path)
         for key in ("total_steps", "seed", "run_name"):
             assert key in raw, (path.name, key)
-        train.make_config(raw)
+        make_config(raw)
 
 
 def test_help_lists_every_key():
-    out = subprocess.run([sys.executable, str(ROOT / "train.py"), "--help"],
-                         capture_output=True, text=True, check=True).stdout
-    for key in train.FIELDS:
-        assert key in out
+    out = train_py("--help")
+    assert out.returncode == 0
+    for key in FIELDS:
+        assert key in out.stdout
 
 
 def test_corrupt_and_incompatible_checkpoints_give_clear_errors(tmp_path):
@@ -153,7 +209,8 @@ def test_corrupt_and_incompatible_checkpoints_give_clear_errors(tmp_path):
     (run_dir / "checkpoints").mkdir(parents=True)
     (run_dir / "config.yaml").write_text("run_name: r\n")
     (run_dir / "checkpoints" / "latest.pt").write_bytes(b"\x00" * 10)
-    assert train.main(["--resume", str(run_dir)]) == 2
+    out = train_py("--resume", str(run_dir))
+    assert out.returncode == 2 and "error:" in out.stderr and "Traceback" not in out.stderr
     # A checkpoint for another network shape.
     save_checkpoint(other, {"model": {}, "obs_size": 7, "num_actions": 16, "hidden": [8]})
     from agents.ppo_policy import net_from_checkpoint

@@ -1,0 +1,75 @@
+"""Every command the README shows runs as written (on tiny budgets where it trains or plays).
+
+The commands are read from the README's "Train, evaluate, play" block, in order (the training
+run comes first and the evaluation commands use its checkpoint).  Budgets are shrunk by
+appending overrides, never by rewriting what the user would type: train.py takes the last
+``key=value``; evaluate.py's ``--matches``/``--budget`` are replaced by small values.  Everything
+runs in a temporary folder with a copy of ``configs/``.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY_TRAIN = ["total_steps=3000", "num_envs=32", "num_steps=8", "minibatch_size=128",
+              "update_epochs=1", "eval_every=1", "eval_games=4", "final_eval_games=4",
+              "checkpoint_every=1", "tensorboard=false", "progress=false", "hidden=[32]"]
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Train, evaluate, play"):]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    out = []
+    for line in block.splitlines():
+        line = line.strip()
+        if line.startswith("python"):
+            out.append(line.split("   #")[0].split("  #")[0].strip())
+    return out
+
+
+def tiny(cmd: str) -> tuple[list[str], str | None]:
+    """The argv to run for a README command, and the stdin to give it."""
+    argv = shlex.split(cmd)
+    assert argv[0] == "python"
+    argv[0] = sys.executable
+    if argv[1] in ("train.py", "evaluate.py"):
+        argv[1] = str(ROOT / argv[1])
+    if argv[1].endswith("train.py") and "--help" not in argv:
+        argv += TINY_TRAIN + (["total_steps=6000"] if "--resume" in argv else [])
+    if argv[1].endswith("evaluate.py"):
+        for flag, small in (("--matches", "2"), ("--budget", "15s")):
+            if flag in argv:
+                argv[argv.index(flag) + 1] = small
+        if "exploit" in argv:
+            argv += ["--eval-matches", "2", "--num-envs", "32", "--num-steps", "8",
+                     "--eval-games", "4", "--no-progress", "--set", "hidden=[32]",
+                     "minibatch_size=128", "final_eval_games=4", "tensorboard=false"]
+        elif "--no-progress" not in argv and argv[2] != "probe":
+            argv += ["--no-progress"]
+    stdin = "quit\n" if argv[1:3] == ["-m", "agents.play"] else None
+    return argv, stdin
+
+
+def test_readme_lists_the_commands():
+    cmds = readme_commands()
+    assert any(c.startswith("python train.py") for c in cmds)
+    assert any("evaluate.py probe" in c for c in cmds)
+    assert any(c.startswith("python -m agents.play") for c in cmds)
+
+
+def test_readme_commands_run(tmp_path):
+    shutil.copytree(ROOT / "configs", tmp_path / "configs")
+    for cmd in readme_commands():
+        argv, stdin = tiny(cmd)
+        proc = subprocess.run(argv, cwd=tmp_path, input=stdin, capture_output=True, text=True,
+                              timeout=600)
+        assert proc.returncode == 0, f"{cmd!r} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+    assert (tmp_path / "runs" / "default" / "checkpoints" / "latest.pt").is_file()

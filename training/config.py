@@ -1,0 +1,318 @@
+"""train.py's configuration: the typed :class:`Config` (a help string per key), YAML files,
+``key=value`` overrides and the command line, with errors that name the bad key or value.
+
+>>> cfg = make_config({"total_steps": "2e6", "hidden": "64,32"})
+>>> cfg.total_steps, cfg.hidden, cfg.num_iterations
+(2000000, [64, 32], 62)
+>>> make_config({"learning_rat": 0.1})  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+training.config.ConfigError: unknown config key 'learning_rat' (did you mean learning_rate?)...
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+
+DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "default.yaml"
+
+
+def _f(default: Any, help: str, **meta: Any) -> Any:
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata={"help": help, **meta})
+    return field(default=default, metadata={"help": help, **meta})
+
+
+@dataclass
+class Config:
+    # --- run
+    run_name: str = _f("default", "output folder name under runs_dir")
+    seed: int = _f(1, "seed of the environment, the network and the opponent sampling")
+    total_steps: int = _f(30_000_000, "environment steps to train for (all seats, all games)")
+    time_budget: float = _f(0.0, "stop after this many seconds of training (0 = no limit); "
+                                 "the learning rate then anneals over the budget")
+    runs_dir: str = _f("runs", "parent folder of run folders")
+    device: str = _f("auto", "learner device", choices=("auto", "cpu", "cuda"))
+    threads: int = _f(0, "torch CPU threads (0 = every core)")
+    progress: bool = _f(True, "show a progress bar on a terminal (false, or stdout not a "
+                              "terminal: one line per evaluation instead)")
+    tensorboard: bool = _f(True, "write TensorBoard events next to metrics.csv")
+    # --- game
+    players: int = _f(2, "seats (2, 4 or 6; teams alternate seats)", choices=(2, 4, 6))
+    rules: str = _f("argentino", "rule preset", choices=("argentino", "trucoshi", "uruguayo"))
+    target: Optional[int] = _f(30, "points to win the match (null = the preset's default)")
+    flor: Optional[bool] = _f(None, "play with flor (null = the preset's default)")
+    winprob_reward: float = _f(1.0, "shaping: add this times the change of the team's match "
+                                    "win potential 2*W(score)-1 (truco_env.winprob, W measured "
+                                    "from heuristic hands; 0 at the end, so it telescopes)")
+    score_reward: float = _f(0.0, "shaping: add this times (points won - points conceded) / "
+                                  "target to the match reward of +1/-1")
+    # --- PPO
+    num_envs: int = _f(1024, "games stepped together")
+    num_steps: int = _f(32, "environment steps per game per rollout")
+    hidden: list = _f([256, 128], "hidden layer widths of the MLP (shared trunk)")
+    learning_rate: float = _f(1e-3, "Adam learning rate")
+    anneal_lr: bool = _f(True, "decay the learning rate linearly to zero")
+    gamma: float = _f(0.999, "discount per decision of a seat")
+    gae_lambda: float = _f(0.95, "GAE lambda")
+    minibatch_size: int = _f(4096, "learner transitions per gradient step")
+    update_epochs: int = _f(3, "passes over the rollout per update")
+    norm_adv: bool = _f(True, "normalise advantages per minibatch")
+    clip_coef: float = _f(0.2, "PPO surrogate clipping")
+    clip_vloss: bool = _f(False, "clip the value loss too")
+    ent_coef: float = _f(0.01, "entropy bonus coefficient")
+    vf_coef: float = _f(0.5, "value loss coefficient")
+    max_grad_norm: float = _f(0.5, "gradient norm clip")
+    target_kl: Optional[float] = _f(None, "stop the epoch loop early above this KL (null = off)")
+    # --- opponents
+    self_play_frac: float = _f(0.3, "fraction of matches where every seat is the learner")
+    pool_weight: float = _f(0.3, "weight of past snapshots among the other matches")
+    heuristic_weight: float = _f(0.6, "weight of the heuristic baseline among the other matches")
+    random_weight: float = _f(0.1, "weight of the random baseline among the other matches")
+    opponent: str = _f("", "an extra fixed opponent, an agents.load spec (e.g. "
+                           "checkpoint:runs/x or heuristic:bluff=0.3); '' = none")
+    opponent_weight: float = _f(0.0, "weight of `opponent` among the other matches (with "
+                                     "self_play_frac=0 and the other weights 0 this trains a "
+                                     "best response: evaluate.py exploit)")
+    pool_size: int = _f(8, "past snapshots kept in the pool (oldest dropped)")
+    snapshot_every: int = _f(10, "iterations between snapshots added to the pool")
+    pfsp_power: float = _f(1.0, "prioritised fictitious self-play: snapshot weight "
+                                "(1 - win rate)^p (0 = uniform)")
+    # --- evaluation, checkpoints
+    eval_every: int = _f(10, "iterations between evaluations (0 = only at the end)")
+    eval_games: int = _f(256, "matches per opponent in a periodic evaluation")
+    final_eval_games: int = _f(1000, "matches per opponent in the final summary")
+    eval_greedy: bool = _f(False, "evaluate the argmax policy instead of sampling")
+    checkpoint_every: int = _f(10, "iterations between checkpoints (and at the end)")
+
+    # --- derived
+    @property
+    def batch_env_steps(self) -> int:
+        return self.num_envs * self.num_steps
+
+    @property
+    def num_iterations(self) -> int:
+        return max(1, math.ceil(self.total_steps / self.batch_env_steps))
+
+
+class ConfigError(ValueError):
+    """A config key that does not exist or a value that does not fit it."""
+
+
+FIELDS = {f.name: f for f in dataclasses.fields(Config)}
+HINTS = typing.get_type_hints(Config)
+
+
+def _coerce(key: str, value: Any) -> Any:
+    """``value`` as the type of ``key`` (strings from the command line are YAML-parsed first)."""
+    hint = HINTS[key]
+    optional = typing.get_origin(hint) is typing.Union and type(None) in typing.get_args(hint)
+    base = [a for a in typing.get_args(hint) if a is not type(None)][0] if optional else hint
+
+    def bad(expected: str) -> ConfigError:
+        return ConfigError(f"bad value {key}={value!r}: expected {expected}")
+
+    if value is None or (isinstance(value, str) and value.lower() in ("null", "none", "~")):
+        if optional:
+            return None
+        raise bad(f"a value of type {getattr(base, '__name__', base)}")
+    if base is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no"):
+            return value.lower() in ("true", "yes")
+        raise bad("true or false")
+    if base is int:
+        if isinstance(value, str):
+            try:
+                value = float(value.replace("_", ""))
+            except ValueError:
+                raise bad("an integer") from None
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise bad("an integer")
+    if base is float:
+        if isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                raise bad("a number") from None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        raise bad("a number")
+    if base is str:
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            return str(value)
+        raise bad("a string")
+    if base is list:  # list of positive ints ("256,128" on the command line)
+        if isinstance(value, str):
+            value = [v for v in value.replace("[", "").replace("]", "").split(",") if v.strip()]
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = [value]
+        try:
+            out = [int(v) for v in value]
+        except (TypeError, ValueError):
+            raise bad("a list of positive integers such as [256, 128]") from None
+        if not out or min(out) < 1:
+            raise bad("a list of positive integers such as [256, 128]")
+        return out
+    raise bad(str(hint))  # pragma: no cover
+
+
+def _check(cfg: Config) -> None:
+    """Range and cross-key checks; raises :class:`ConfigError` naming the key."""
+    for key, f in FIELDS.items():
+        choices = f.metadata.get("choices")
+        if choices and getattr(cfg, key) not in choices:
+            raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected one of "
+                              f"{list(choices)}")
+    positive = ("total_steps", "num_envs", "num_steps", "minibatch_size", "update_epochs",
+                "pool_size", "snapshot_every", "eval_games", "checkpoint_every", "learning_rate",
+                "max_grad_norm")
+    for key in positive:
+        if getattr(cfg, key) <= 0:
+            raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected a positive number")
+    for key in ("threads", "eval_every", "final_eval_games", "ent_coef", "vf_coef", "clip_coef",
+                "pool_weight", "heuristic_weight", "random_weight", "pfsp_power", "score_reward",
+                "winprob_reward",
+                "opponent_weight", "time_budget"):
+        if getattr(cfg, key) < 0:
+            raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected >= 0")
+    for key in ("gamma", "gae_lambda", "self_play_frac"):
+        if not 0.0 <= getattr(cfg, key) <= 1.0:
+            raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected 0..1")
+    weights = cfg.pool_weight + cfg.heuristic_weight + cfg.random_weight + cfg.opponent_weight
+    if cfg.self_play_frac < 1 and weights <= 0:
+        raise ConfigError("pool_weight, heuristic_weight, random_weight and opponent_weight are "
+                          "all 0 while self_play_frac < 1: no opponent to play")
+    if cfg.opponent_weight > 0 and not cfg.opponent:
+        raise ConfigError("opponent_weight > 0 needs an `opponent` spec")
+    if not cfg.run_name or "/" in cfg.run_name or cfg.run_name in (".", ".."):
+        raise ConfigError(f"bad value run_name={cfg.run_name!r}: expected a plain folder name")
+    from truco_env import get_rules
+    try:
+        rules = get_rules(cfg.rules, target=cfg.target, flor=cfg.flor)
+    except ValueError as exc:
+        raise ConfigError(f"bad game settings (rules/target/flor): {exc}") from None
+    if cfg.players not in rules.players_allowed:
+        raise ConfigError(f"bad value players={cfg.players}: rules {cfg.rules!r} allow "
+                          f"{list(rules.players_allowed)}")
+
+
+def make_config(values: dict[str, Any]) -> Config:
+    cfg = Config()
+    for key, value in values.items():
+        if key not in FIELDS:
+            near = [k for k in FIELDS if k.split("_")[0] == key.split("_")[0]]
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise ConfigError(f"unknown config key {key!r}{hint}; `python train.py --help` "
+                              f"lists the keys")
+        setattr(cfg, key, _coerce(key, value))
+    _check(cfg)
+    return cfg
+
+
+def read_yaml(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {str(path)!r} must be a mapping of key: value")
+    return _flatten(data)
+
+
+def _flatten(data: dict, prefix: str = "") -> dict[str, Any]:
+    """Nested mappings become dotted keys (so a nested YAML section is an unknown key)."""
+    out = {}
+    for k, v in data.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(_flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise ConfigError(f"bad override {item!r}: expected key=value")
+        key, text = item.split("=", 1)
+        try:
+            value = yaml.safe_load(text) if text else ""
+        except yaml.YAMLError:
+            value = text
+        out[key.strip()] = value
+    return out
+
+
+def config_help() -> str:
+    lines = ["config keys (set in the YAML file or as key=value):"]
+    for key, f in FIELDS.items():
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        choices = f.metadata.get("choices")
+        extra = f"; one of {list(choices)}" if choices else ""
+        lines.append(f"  {key:<18} {f.metadata['help']} (default: {default!r}{extra})")
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[Config, Path | None]:
+    """train.py's command line: ``(config, run folder to resume or None)``.
+
+    The base is ``--config`` (default ``configs/default.yaml``), or on ``--resume RUN_DIR`` that
+    run's ``config.yaml`` (with ``--config`` on top); ``key=value`` overrides apply last.
+    """
+    ap = argparse.ArgumentParser(
+        prog="train.py", description="Self-play PPO for Truco.", epilog=config_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--config", help="YAML config (default: configs/default.yaml)")
+    ap.add_argument("--resume", metavar="RUN_DIR",
+                    help="continue runs/<name> from its last checkpoint (its config.yaml is the "
+                         "base; overrides such as total_steps=... apply on top)")
+    ap.add_argument("--device", choices=("auto", "cpu", "cuda"), help="overrides the device key")
+    ap.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides")
+    args = ap.parse_args(argv)
+    resume = None
+    overrides = parse_overrides(args.overrides)
+    if args.resume:
+        resume = Path(args.resume)
+        if not (resume / "config.yaml").is_file():
+            raise ConfigError(f"--resume {args.resume!r}: no config.yaml there (expected a "
+                              f"run folder such as runs/default)")
+        values = read_yaml(resume / "config.yaml")
+        values["run_name"], values["runs_dir"] = resume.name, str(resume.parent)
+        if args.config:
+            values.update(read_yaml(args.config))
+    else:
+        values = read_yaml(args.config or DEFAULT_CONFIG)
+    values.update(overrides)
+    if args.device:
+        values["device"] = args.device
+    cfg = make_config(values)
+    if resume is not None and "run_name" in overrides:
+        raise ConfigError("run_name cannot change on --resume")
+    return cfg, resume
+
+
+def pick_device(name: str):
+    """The torch device of the ``device`` key (``auto``: CUDA where there is one)."""
+    import torch
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("bad value device='cuda': no CUDA device is available")
+    return torch.device(name)
