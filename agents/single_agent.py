@@ -14,6 +14,14 @@
   (``reward="points"``: points of hands that end before the learner's first decision of an
   episode, e.g. after a partner's mazo, reach no transition and are not seen);
 * termination: the AEC episode's end (``episode="match"`` or ``"hand"``);
+* after the end (the terminal step, or a penalized illegal action) the mask is **all True**: no
+  action follows, ``step`` raises until ``reset``, and a sampler always has something to draw
+  (Gymnasium 1.x vector envs' next-step autoreset calls ``step`` once more with an action that
+  it discards while resetting; SB3's vector envs reset in the same step and never ask);
+* rendering: ``render_mode="ansi"`` / ``"human"`` (text) or ``"rgb_array"`` (a picture
+  ``uint8[H, W, 3]`` of the learner's view, what SB3's ``make_vec_env`` asks for; needs Pillow);
+* every array returned (observation, ``action_masks()``, ``info["action_mask"]``) is a fresh
+  copy that the caller may change;
 * an action outside the mask (Gymnasium's API lets ``step`` get any action of the space): with
   ``illegal="penalize"`` (default) the episode ends with reward -1 and ``info["illegal_move"]``;
   with ``illegal="raise"``, :class:`truco_env.IllegalActionError`.
@@ -36,6 +44,8 @@ from truco_env.rules import NUM_ACTIONS
 from .base import load
 
 GYM_ID = "truco_env/Truco-v0"
+#: The mask after an episode's end: every action, none of which is played (module docstring).
+_END_MASK = np.ones(NUM_ACTIONS, dtype=bool)
 BotSpec = Union[str, Any]  # a spec for agents.load, or an agents.Agent
 
 
@@ -50,21 +60,22 @@ class SingleAgentEnv(gymnasium.Env):
             ``opponent`` is a mapping.
         seat: the learner's seat.
         illegal: ``"penalize"`` or ``"raise"`` (module docstring).
-        render_mode: ``"ansi"`` or ``"human"`` (the AEC env's text) or ``None``.
+        render_mode: ``"ansi"``, ``"human"`` (the AEC env's text), ``"rgb_array"`` (its
+            picture) or ``None``.
         **env_kwargs: arguments of :func:`truco_env.env` (``players``, ``rules``, ``target``,
             ``flor``, ``episode``, ``reward``, ``observation``...).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, opponent: BotSpec | Mapping[int, BotSpec] = "heuristic",
                  seat: int = 0, partner: BotSpec | None = None, illegal: str = "penalize",
                  render_mode: str | None = None, **env_kwargs: Any):
         if illegal not in ("penalize", "raise"):
             raise ValueError(f"bad value illegal={illegal!r}; expected 'penalize' or 'raise'")
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"bad value render_mode={render_mode!r}; expected 'ansi', 'human' "
-                             f"or None")
+        if render_mode not in (None, "ansi", "human", "rgb_array"):
+            raise ValueError(f"bad value render_mode={render_mode!r}; expected 'ansi', 'human', "
+                             f"'rgb_array' or None")
         if "illegal" in env_kwargs:
             raise ValueError("pass illegal= to SingleAgentEnv itself")
         self.aec = raw_env(render_mode=render_mode, **env_kwargs)
@@ -81,7 +92,7 @@ class SingleAgentEnv(gymnasium.Env):
         size = self.aec.encoder.size
         self.observation_space = spaces.Box(0.0, 1.0, (size,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        self._mask = _END_MASK.copy()
         self._done = True
 
     def _make_bots(self, opponent, partner) -> dict[str, Any]:
@@ -131,10 +142,9 @@ class SingleAgentEnv(gymnasium.Env):
             if self.illegal == "raise":
                 raise IllegalActionError(msg)
             self._done = True
+            self._mask = _END_MASK.copy()
             info = self._info()
             info["illegal_move"] = msg
-            self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
-            info["action_mask"] = self._mask.copy()
             return self._observation(), -1.0, True, False, info
         self.aec.step(a)
         reward = float(self.aec.rewards[self.agent])
@@ -144,7 +154,8 @@ class SingleAgentEnv(gymnasium.Env):
         return self._observation(), reward, self._done, False, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner now (``bool[A]``), for sb3-contrib's MaskablePPO."""
+        """Legal actions of the learner now (``bool[A]``, a copy), for sb3-contrib's
+        MaskablePPO; after the episode's end all True (see the module docstring)."""
         return self._mask.copy()
 
     def render(self) -> str | None:
@@ -167,11 +178,11 @@ class SingleAgentEnv(gymnasium.Env):
         while True:
             if aec.terminations[self.agent] or aec.truncations[self.agent]:
                 self._done = True
-                self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
+                self._mask = _END_MASK.copy()
                 return total
             actor = aec.agent_selection
             if actor == self.agent:
-                self._mask = np.asarray(aec.infos[actor]["action_mask"]).astype(bool)
+                self._mask = aec.action_mask(actor).astype(bool)
                 return total
             bot = self.bots[actor]
             action = bot.act(aec.observe(actor), aec.view(actor))

@@ -33,9 +33,7 @@ def play_random(env, rng, check=None):
 
 def mask_of(raw, agent):
     """The legal mask of ``agent`` without encoding an observation."""
-    if hasattr(raw, "action_mask"):
-        return raw.action_mask(agent)
-    return raw.infos[agent]["action_mask"]
+    return raw.action_mask(agent)
 
 
 def hand_books(hand, start):

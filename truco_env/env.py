@@ -24,21 +24,35 @@ PettingZoo environment over the batched rules core (a batch of one).
 | `reward` | `"match"`, `"points"` | default: match for match episodes, points for hands |
 | `observation` | `"compact"` (default), `"infostate"` | the encoder (`truco_env.observe`) |
 | `illegal` | `"raise"` (default), `"penalize"` | illegal action: `IllegalActionError`, or -1 and the end of the episode |
-| `render_mode` | `"ansi"`, `"human"`, `None` | |
+| `render_mode` | `"ansi"`, `"human"`, `"rgb_array"`, `None` | text, printed text, or a picture (`uint8[H, W, 3]`, needs Pillow) |
 | any `RuleSet` knob | | overrides the preset (an unknown keyword is a `ValueError`) |
 
 Reset options (all optional): `hands` (the first hand's deal by seat, e.g.
 `[["7c", "6c", "4b"], ["1e", "2o", "5o"]]`), `mano` (seat of the first mano, default 0),
 `score` (starting score by team), `muestra` (uruguayo: the card turned up, e.g. `"3b"`),
 `deals` (every hand of the match, as in a record's `hands`: replay and scripted scenarios).
-An unknown option key warns and is ignored.
+An unknown option key warns and is ignored, except `{{"options": <not a dict>}}`: the probe that
+PettingZoo's `api_test` and `parallel_api_test` pass, ignored silently (`{{"options": {{...}}}}`,
+options nested by mistake, still warns).
 
 ## Actions
 
 {action_table}
 
 `play_k` plays the card dealt in slot k (`view(agent)["hand"][k]`).  Agents not to act have an
-all-zero mask.  `infos[agent]` holds `action_mask` and `score` (by team) after every step.
+all-zero mask.  The mask is in the observation only, as in PettingZoo's classic games (TorchRL's
+and Tianshou's wrappers expect that); `infos[agent]` holds `score` (by team) after every step.
+The observation, its mask and `action_mask(agent)` are fresh copies every call, and `infos` is
+rewritten from the game after every step: a client may change any of them in place without
+changing what the env accepts.
+
+## Rendering
+
+`render_mode="ansi"` returns the table as text, `"human"` prints it after every step and
+`"rgb_array"` returns it as a picture, `uint8[H, W, 3]` (score, the hand's calls, each seat's
+cards as labelled rectangles, the bazas, who acts; drawn with Pillow, `pip install pillow`).
+Both show the cards of `env.unwrapped.render_seat` only (default `None`: a spectator sees every
+hand).
 
 ## Observation (compact)
 
@@ -67,7 +81,8 @@ from . import core as C
 from .game import IllegalActionError, Matches, RecordedDeals, illegal_message
 from .observe import COMPACT_SIZE, INFOSTATE_SIZE, Encoder
 from .rules import ACTIONS, NUM_ACTIONS, RuleSet, get_rules
-from .view import decode_view, render_text, score_text  # noqa: F401  (score_text: re-export)
+from .cards import card_str
+from .view import decode_view, render_text, score_text
 
 _ACTION_MEANING = {
     "play_0": "play the card dealt in slot 0", "play_1": "play the card in slot 1",
@@ -106,8 +121,8 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(AECEnv):
-    metadata = {"render_modes": ["human", "ansi"], "name": "truco_v0", "is_parallelizable": False,
-                "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "truco_v0",
+                "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, players: int = 2, rules: str | RuleSet = "argentino",
                  target: int | None = None, flor: bool | None = None, episode: str = "match",
@@ -118,9 +133,9 @@ class raw_env(AECEnv):
             raise ValueError(f"bad value players={players!r}; expected 2, 4 or 6")
         if illegal not in ("raise", "penalize"):
             raise ValueError(f"bad value illegal={illegal!r}; expected 'raise' or 'penalize'")
-        if render_mode not in (None, "human", "ansi"):
-            raise ValueError(f"bad value render_mode={render_mode!r}; expected 'human', 'ansi' "
-                             f"or None")
+        if render_mode not in (None, "human", "ansi", "rgb_array"):
+            raise ValueError(f"bad value render_mode={render_mode!r}; expected 'human', 'ansi', "
+                             f"'rgb_array' or None")
         bad = [k for k in knobs if k not in RuleSet.__dataclass_fields__]
         if bad:
             raise ValueError(f"unknown keyword {bad[0]!r}; expected one of {list(_ENV_ARGS)} "
@@ -139,7 +154,9 @@ class raw_env(AECEnv):
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        # The env's own legal mask (never handed out: observe() and action_mask() copy it).
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._actor = -1
         self._seat = np.zeros(1, dtype=np.int32)
         self._action = np.zeros(1, dtype=np.int32)
         self._seed = None
@@ -162,6 +179,8 @@ class raw_env(AECEnv):
                               f"{list(_OPTIONS)}", stacklevel=2)
             else:
                 for k, v in options.items():
+                    if k == "options" and not isinstance(v, dict):
+                        continue   # PettingZoo's api_test probe {"options": 1}: quietly ignored
                     if k not in _OPTIONS:
                         warnings.warn(f"unknown reset option {k!r} ignored; known options: "
                                       f"{list(_OPTIONS)}", stacklevel=2)
@@ -195,15 +214,13 @@ class raw_env(AECEnv):
         S = self.game.S
         actor = int(S[0, C.ACTOR])
         self.agent_selection = self.possible_agents[actor]
-        done = S[0, C.HAND_OVER] == 1
+        self._actor = -1 if S[0, C.HAND_OVER] == 1 else actor
         self._mask = self.game.legal_mask()[0].astype(np.int8)
-        score = [int(x) for x in S[0, C.SCORE:C.SCORE + 2]]
-        for i, a in enumerate(self.possible_agents):
+        s0, s1 = int(S[0, C.SCORE]), int(S[0, C.SCORE + 1])
+        for a in self.possible_agents:
             info = self.infos.get(a)
-            if info is None:
-                continue
-            info["action_mask"] = self._mask if (i == actor and not done) else self._zero_mask
-            info["score"] = score
+            if info is not None:
+                info["score"] = [s0, s1]
 
     # ------------------------------------------------------------------ step
     def step(self, action: int | None) -> None:
@@ -248,7 +265,14 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict:
         seat = self.agent_name_mapping[agent]
         obs = self.encoder.encode_one(self.game.S, self.game.tables, 0, seat)
-        return {"observation": obs, "action_mask": self.infos[agent]["action_mask"]}
+        return {"observation": obs, "action_mask": self.action_mask(agent)}
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """``int8[A]``, a fresh copy: the legal actions of ``agent`` now (all zero unless it is
+        to act).  The observation's ``action_mask`` without encoding the observation."""
+        if self.agent_name_mapping[agent] == self._actor:
+            return self._mask.copy()
+        return np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def view(self, agent: str) -> dict:
         """What ``agent`` may know, decoded (never another player's hidden cards)."""
@@ -278,11 +302,13 @@ class raw_env(AECEnv):
         return rec
 
     # ------------------------------------------------------------------ render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            warnings.warn("render() called without render_mode; use render_mode='ansi' or "
-                          "'human'", stacklevel=2)
+            warnings.warn("render() called without render_mode; use render_mode='ansi', "
+                          "'human' or 'rgb_array'", stacklevel=2)
             return None
+        if self.render_mode == "rgb_array":
+            return render_picture(self.game, 0, self.render_seat)
         text = render_text(self.game, 0, self.render_seat)
         if self.render_mode == "human":
             print(text)
@@ -291,3 +317,95 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+# ---------------------------------------------------------------------- picture
+_SUIT = {"e": ("espadas", (40, 80, 170)), "b": ("bastos", (30, 120, 50)),
+         "o": ("oros", (190, 140, 10)), "c": ("copas", (180, 30, 40))}
+_FELT, _INK, _BACK = (24, 92, 52), (245, 245, 235), (120, 30, 40)
+_CARD_W, _CARD_H, _ROW_H = 56, 64, 78
+
+
+def render_picture(game: Any, g: int, seat: int | None = None) -> np.ndarray:
+    """Game ``g`` as a picture ``uint8[H, W, 3]`` (``render_mode="rgb_array"``).
+
+    Header: preset, score by team, hand number, truco level, muestra.  One row per seat: its
+    three cards as labelled rectangles in slot order (a card played is drawn grey with the baza
+    it went to; with ``seat`` given, the other seats' unplayed cards face down), then the
+    points it showed.  Right column: the hand's calls, and who is to act.  Needs Pillow.
+    """
+    try:
+        from PIL import Image, ImageDraw, ImageFont
+    except ImportError as exc:  # pragma: no cover - Pillow comes with matplotlib ([train])
+        raise ImportError("render_mode='rgb_array' draws with Pillow: pip install pillow"
+                          ) from exc
+    S = game.S
+    P = int(S[g, C.NPLAYERS])
+    v = decode_view(game, g, 0 if seat is None else seat)
+    try:
+        font, small = ImageFont.load_default(size=15), ImageFont.load_default(size=12)
+    except TypeError:  # Pillow < 10.1: one bitmap font
+        font = small = ImageFont.load_default()
+    width, top = 640, 64
+    height = top + P * _ROW_H + 28
+    img = Image.new("RGB", (width, height), _FELT)
+    d = ImageDraw.Draw(img)
+    rules = game.rules
+    d.text((10, 6), f"Truco {rules.name} - {P} players - match to {rules.target}"
+           + (" (malas y buenas)" if rules.has_buenas else "")
+           + (" - con flor" if rules.flor else ""), fill=_INK, font=font)
+    d.text((10, 26), "   ".join(f"team {t}: {score_text(v['score'][t], rules.target, rules.has_buenas)}"
+                                for t in range(2)), fill=(255, 230, 120), font=font)
+    truco = ("no truco", "truco", "retruco", "vale cuatro")[min(v["truco_level"], 3)]
+    d.text((10, 44), f"hand {v['hand_number']} - mano player_{v['mano']} - {truco}"
+           + (f" - muestra {v['muestra']}" if v["muestra"] else ""), fill=_INK, font=small)
+    baza_of = {}
+    for b, row in enumerate(v["table"]):
+        for p, c in row:
+            baza_of[(p, c)] = b + 1
+    for p in range(P):
+        y = top + p * _ROW_H
+        me = " (you)" if seat == p else ""
+        label = f"player_{p}{me}" + (" *" if v["to_act"] == p else "")
+        d.text((10, y + 4), label, fill=_INK, font=small)
+        d.text((10, y + 20), f"team {p % 2}" + (" - mano" if v["mano"] == p else ""),
+               fill=(200, 220, 200), font=small)
+        if p in v["envido_points"]:
+            d.text((10, y + 36), f"shows {v['envido_points'][p]}", fill=(255, 230, 120),
+                   font=small)
+        for k in range(3):
+            x = 140 + k * (_CARD_W + 8)
+            box = (x, y + 4, x + _CARD_W, y + 4 + _CARD_H)
+            code = int(S[g, C.HAND + 3 * p + k])
+            played = S[g, C.PLAYED + 3 * p + k] >= 0
+            if code < 0:
+                continue
+            card = card_str(code)
+            if not played and seat is not None and p != seat:
+                d.rounded_rectangle(box, 5, fill=_BACK, outline=_INK, width=2)
+                continue
+            colour = _SUIT[card[-1]][1]
+            d.rounded_rectangle(box, 5, fill=(170, 170, 160) if played else (250, 248, 240),
+                                outline=colour, width=3)
+            d.text((x + 6, y + 10), card[:-1], fill=colour, font=font)
+            d.text((x + 6, y + 30), _SUIT[card[-1]][0], fill=colour, font=small)
+            if played:
+                d.text((x + 4, y + 48), f"baza {baza_of.get((p, card), '?')}",
+                       fill=(40, 40, 40), font=small)
+    x0 = 350
+    d.text((x0, top), "calls", fill=(255, 230, 120), font=font)
+    rows = max(1, (P * _ROW_H - 24) // 16)
+    calls = [f"player_{p} {a}" for p, a in v["calls"]]
+    if len(calls) > rows:
+        calls = ["..."] + calls[-(rows - 1):]
+    for i, line in enumerate(calls):
+        d.text((x0, top + 22 + 16 * i), line, fill=_INK, font=small)
+    if v["done"]:
+        status = f"match over: team {v['winner']} wins"
+    elif v["hand_over"]:
+        status = f"hand over ({v['end_reason']})"
+    else:
+        status = f"to act: player_{v['to_act']}" + (
+            f" (answering {v['pending']})" if v["pending"] else "")
+    d.text((10, height - 22), status, fill=_INK, font=font)
+    return np.asarray(img, dtype=np.uint8).copy()
