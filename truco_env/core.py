@@ -32,7 +32,9 @@ from .rules import (
 P_MAX = 6          # seats
 T_MAX = 3          # teams (three-player modes need three)
 LOG_MAX = 128      # events recorded per hand (a hand has at most about 80)
-EVENT_WIDTH = 5    # an event is (kind, seat, team, value, detail)
+# An event is (kind, seat, team, value, detail), packed in one int32 (see pack_event) so that
+# the log costs a state row 128 ints, not 640: rows stay short, which column reads over a
+# batch (S[:, SCORE]...) feel in every step.
 
 # Action ids (same order as rules.ACTIONS).
 A_PLAY0, A_PLAY1, A_PLAY2, A_ENVIDO, A_REAL, A_FALTA, A_FLOR, A_CONTRAFLOR, A_RESTO, A_ACHICO, \
@@ -110,7 +112,7 @@ FIELDS: tuple[tuple[str, int, str], ...] = (
     ("HAND_NO", 1, "hands dealt in this match (1 = the first hand)"),
     ("MUESTRA", 1, "card id turned up (uruguayo), -1 without muestra"),
     ("LOG_LEN", 1, "events in LOG (the hand's events stop at LOG_MAX)"),
-    ("LOG", LOG_MAX * EVENT_WIDTH, "the hand's events in order, EVENT_WIDTH ints each"),
+    ("LOG", LOG_MAX, "the hand's events in order, one packed int32 each (unpack_event)"),
 )
 
 
@@ -393,17 +395,31 @@ def _resume(S, g):
         S[g, ACTOR] = S[g, TURN]
 
 
+@nb.njit(cache=True, inline="always")
+def pack_event(kind, seat, team, value, detail):
+    """One event as an int32: kind 3 bits, seat+1 4, team+1 3, value+1 8, detail+1 6 bits
+    (seat, team, value, detail may be -1; value < 255, detail < 63)."""
+    return (kind | ((seat + 1) << 3) | ((team + 1) << 7) | ((value + 1) << 10)
+            | ((detail + 1) << 18))
+
+
+@nb.njit(cache=True, inline="always")
+def unpack_event(x):
+    """``(kind, seat, team, value, detail)`` of a packed event (the inverse of pack_event).
+
+    >>> [int(v) for v in unpack_event(pack_event(EV_ACTION, 3, 1, 13, -1))]
+    [0, 3, 1, 13, -1]
+    """
+    return (x & 7, ((x >> 3) & 15) - 1, ((x >> 7) & 7) - 1, ((x >> 10) & 255) - 1,
+            ((x >> 18) & 63) - 1)
+
+
 @nb.njit(cache=True)
 def _log(S, g, kind, seat, team, value, detail):
     """Append an event to the hand's LOG (see EV_*); events past LOG_MAX are dropped."""
     h = S[g, LOG_LEN]
     if h < LOG_MAX:
-        o = LOG + EVENT_WIDTH * h
-        S[g, o] = kind
-        S[g, o + 1] = seat
-        S[g, o + 2] = team
-        S[g, o + 3] = value
-        S[g, o + 4] = detail
+        S[g, LOG + h] = pack_event(kind, seat, team, value, detail)
         S[g, LOG_LEN] = h + 1
 
 
@@ -541,9 +557,8 @@ def _can_open_envido(S, K, g, seat):
 # Legal actions
 
 
-@nb.njit(cache=True)
-def _mask_one(S, T, g, m):
-    K = T.knobs
+@nb.njit(cache=True, inline="always")
+def _mask_one(S, K, envido_next, g, m):
     for a in range(NUM_ACTIONS):
         m[a] = False
     if S[g, HAND_OVER] == 1 or S[g, DONE] == 1:
@@ -573,7 +588,7 @@ def _mask_one(S, T, g, m):
         m[A_NO_QUIERO] = True
         chain = S[g, ENVIDO_CHAIN_ID]
         for j in range(3):
-            if T.envido_next[chain, j] >= 0:
+            if envido_next[chain, j] >= 0:
                 m[A_ENVIDO + j] = True
         return
     if _can_open_envido(S, K, g, seat):
@@ -601,8 +616,12 @@ def _mask_one(S, T, g, m):
 
 @nb.njit(cache=True)
 def _legal_mask(S, T, out):
+    # The tables are unpacked once: per-game helpers take the arrays they read (a named tuple
+    # passed per game costs about half the kernel's time).
+    K = T.knobs
+    envido_next = T.envido_next
     for g in range(S.shape[0]):
-        _mask_one(S, T, g, out[g])
+        _mask_one(S, K, envido_next, g, out[g])
 
 
 def legal_mask(S: np.ndarray, tables: RuleTables, out: np.ndarray | None = None) -> np.ndarray:
@@ -761,7 +780,7 @@ def _sing_flor(S, K, g, seat):
     S[g, ACTOR] = opp
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _step_one(S, T, g, a, pts_out):
     K = T.knobs
     seat = S[g, ACTOR]

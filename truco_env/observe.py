@@ -180,16 +180,14 @@ def _encode(S, K, g, seat, o, history):
     if history:
         e = 0
         for i in range(S[g, C.LOG_LEN]):
-            row = C.LOG + C.EVENT_WIDTH * i
-            if S[g, row] != C.EV_ACTION or e >= HISTORY_MAX:
+            kind, q, _, a, card = C.unpack_event(S[g, C.LOG + i])
+            if kind != C.EV_ACTION or e >= HISTORY_MAX:
                 continue
-            q = S[g, row + 1]
-            a = S[g, row + 3]
             base = O_HIST + e * EVENT_SIZE
             o[base + (q - seat) % P] = 1.0
             o[base + P6 + a] = 1.0
             if a <= 2:
-                o[base + P6 + NUM_ACTIONS + S[g, row + 4]] = 1.0
+                o[base + P6 + NUM_ACTIONS + card] = 1.0
             e += 1
 
 

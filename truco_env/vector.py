@@ -100,17 +100,15 @@ class VectorTrucoEnv:
             self.game.check_actions(actions)
         rewards, hand_ended, dones, _ = self.game.step(actions)
         S = self.game.S
-        rewards = rewards.copy()
-        hand_ended = hand_ended.copy()
-        dones = np.asarray(dones).copy()
+        rewards = rewards.copy()                 # the driver's buffer; the masks are fresh
         score = S[:, C.SCORE:C.SCORE + 2].copy()
         ended = np.flatnonzero(hand_ended)
+        final_state = S[ended]                   # fancy indexing: a copy of the ended rows
         hand_points = np.zeros((self.num_envs, 2), np.int32)
         end_reason = np.zeros(self.num_envs, np.int32)
         if len(ended):
-            hand_points[ended] = S[ended, C.HAND_PTS:C.HAND_PTS + 2]
-            end_reason[ended] = S[ended, C.END_REASON]
-        final_state = S[ended].copy()
+            hand_points[ended] = final_state[:, C.HAND_PTS:C.HAND_PTS + 2]
+            end_reason[ended] = final_state[:, C.END_REASON]
         winner = np.where(S[:, C.DONE] == 1, S[:, C.WINNER], -1).astype(np.int32)
         self.game.restart(np.flatnonzero(dones))
         self.game.next_hand(ended[~dones[ended]])

@@ -39,9 +39,7 @@ def hand_events(S: np.ndarray, g: int, start: int = 0) -> list[dict[str, Any]]:
     """
     out = []
     for i in range(start, int(S[g, C.LOG_LEN])):
-        kind, seat, team, value, detail = (int(x) for x in
-                                           S[g, C.LOG + C.EVENT_WIDTH * i:
-                                             C.LOG + C.EVENT_WIDTH * (i + 1)])
+        kind, seat, team, value, detail = (int(x) for x in C.unpack_event(int(S[g, C.LOG + i])))
         if kind == C.EV_ACTION:
             out.append({"event": "action", "seat": seat, "action": ACTIONS[value],
                         "card": card_str(detail) if detail >= 0 else None})
