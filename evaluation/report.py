@@ -251,23 +251,18 @@ def bluff_markdown(b: dict, level: int = 1) -> str:
              f"Rates with 95% Wilson intervals.", ""]
     lines += ["| agent | " + " | ".join(c for c, _ in _BLUFF_COLUMNS) + " |",
               "|---|" + "---:|" * len(_BLUFF_COLUMNS)]
-    for name, d in b["agents"].items():
-        cells = []
-        for _, get in _BLUFF_COLUMNS:
-            r = get(d)
-            cells.append(f"{_pct(r['rate'])} [{_pct(r['lo'])}, {_pct(r['hi'])}] (n={r['n']})"
-                         if r["n"] else "n/a")
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    def rows(getters, value, fmt):
+        for name, d in b["agents"].items():
+            cells = [f"{fmt(r[value])} [{fmt(r['lo'])}, {fmt(r['hi'])}] (n={r['n']})"
+                     if r["n"] else "n/a" for r in (get(d) for get in getters)]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+
+    rows([get for _, get in _BLUFF_COLUMNS], "rate", _pct)
     lines += ["", "| agent | points per truco bluff | per honest truco call | "
               "per envido bluff | per honest envido call |", "|---|---:|---:|---:|---:|"]
-    for name, d in b["agents"].items():
-        cells = []
-        for k in ("points_truco_bluff", "points_truco_honest", "points_envido_bluff",
-                  "points_envido_honest"):
-            r = d["bluff"][k]
-            cells.append(f"{_num(r['mean'])} [{_num(r['lo'])}, {_num(r['hi'])}] (n={r['n']})"
-                         if r["n"] else "n/a")
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    rows([(lambda d, k=k: d["bluff"][k]) for k in ("points_truco_bluff", "points_truco_honest",
+                                                    "points_envido_bluff",
+                                                    "points_envido_honest")], "mean", _num)
     lines += ["", "| agent | accepts truco | accepts retruco | accepts vale cuatro | "
               "accepts envido |", "|---|---:|---:|---:|---:|"]
     for name, d in b["agents"].items():

@@ -35,7 +35,7 @@ import numpy as np
 
 import agents
 from truco_env.game import DuplicateDeals, Matches
-from truco_env.loop import play
+from truco_env.loop import play, team_seating
 from truco_env.observe import COMPACT_SIZE, INFOSTATE_SIZE
 from truco_env.rules import RuleSet, get_rules
 
@@ -91,8 +91,7 @@ def duplicate_seating(matches: Sequence[int], players: int) -> tuple[np.ndarray,
     matches = np.asarray(matches, dtype=np.int64)
     match = np.repeat(matches, 2)
     a_team = np.tile(np.array([0, 1]), len(matches))
-    seating = (np.arange(players)[None, :] % 2 != a_team[:, None]).astype(np.int64)
-    return match, a_team, seating
+    return match, a_team, team_seating(a_team, players)
 
 
 # ============================================================================ duplicate play
@@ -305,6 +304,5 @@ def head_to_head(agent_a: Any, agent_b: Any, matches: int = 1000, cfg: GameConfi
     game = Matches(matches, cfg.players, cfg.ruleset(), random_mano=True)
     game.reset(seed=seed)
     a_team = np.arange(matches) % 2
-    seating = (np.arange(cfg.players)[None, :] % 2 != a_team[:, None]).astype(np.int64)
-    r = play(game, [agent_a, agent_b], seating)
+    r = play(game, [agent_a, agent_b], team_seating(a_team, cfg.players))
     return MatchResult(int((r.winner == a_team).sum()), matches)

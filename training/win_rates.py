@@ -1,12 +1,10 @@
-"""The learner's win rate against a fixed opponent, over whole matches played through the one
-match loop (:func:`truco_env.loop.play`), with the project's one estimator
-(:func:`evaluation.stats.win_rate`: 95% Wilson interval).
+"""The learner's win rate against a fixed opponent: :func:`evaluation.tournament.head_to_head`
+(whole matches through the one match loop, the learner's team alternating by game, the 95%
+Wilson interval of :mod:`evaluation.stats`).
 """
 from __future__ import annotations
 
 import copy
-
-import numpy as np
 
 from .config import Config
 
@@ -17,18 +15,11 @@ def evaluate(net, opponent, cfg: Config, games: int, seed: int) -> tuple[float, 
     in odd ones.  Plays a CPU copy of ``net``; touches neither ``net`` nor torch's global
     random stream."""
     from agents.ppo_policy import PolicyAgent
-    from evaluation.stats import win_rate
-    from truco_env.game import Matches
-    from truco_env.loop import play
-    from truco_env.rules import get_rules
+    from evaluation.tournament import GameConfig, head_to_head
 
     learner = PolicyAgent(copy.deepcopy(net).cpu(), greedy=cfg.eval_greedy, seed=seed,
                           name="learner")
-    game = Matches(games, cfg.players, get_rules(cfg.rules, target=cfg.target, flor=cfg.flor),
-                   random_mano=True)
-    game.reset(seed=seed)
-    learner_team = np.arange(games) % 2
-    seat_team = np.arange(cfg.players) % 2
-    seating = (seat_team[None, :] != learner_team[:, None]).astype(np.int64)  # 0: the learner
-    result = play(game, [learner, opponent], seating)
-    return win_rate(float((result.winner == learner_team).sum()), games)
+    r = head_to_head(learner, opponent, games,
+                     GameConfig(players=cfg.players, rules=cfg.rules, target=cfg.target,
+                                flor=cfg.flor), seed=seed)
+    return r.rate, r.lo, r.hi

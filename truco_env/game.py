@@ -7,7 +7,7 @@ PettingZoo environment (N = 1) and :class:`truco_env.VectorTrucoEnv` are thin la
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -47,6 +47,17 @@ def parse_hands(hands: Any, players: int) -> list[list[int]]:
     return out
 
 
+def deck_order(given: Sequence[int], muestra: int | None, pool: Sequence[int]) -> np.ndarray:
+    """A card order from fixed cards: ``given`` (seat p's cards at 3p..3p+2), then the muestra
+    (if any), then the other cards of ``pool`` in their order (``int32[40]``)."""
+    head = list(given) + ([muestra] if muestra is not None else [])
+    if muestra is not None and muestra in given:
+        raise ValueError(f"bad muestra {card_str(muestra)!r}: it is also in a hand; the muestra "
+                         f"is a card not dealt to anybody")
+    taken = set(head)
+    return np.array(head + [c for c in pool if c not in taken], dtype=np.int32)
+
+
 class DealSource:
     """Where the cards of every hand come from (the deal phase's only input).
 
@@ -83,12 +94,11 @@ class RecordedDeals(DealSource):
     def deck(self, i: int) -> np.ndarray:
         h = self.hands[i]
         given = [c for hand in parse_hands(h["deal"], self.players) for c in hand]
-        if h.get("muestra") is not None:
-            m = parse_card(h["muestra"])
-            if m in given:
-                raise ValueError(f"record hand {i}: muestra {h['muestra']!r} is also in a hand")
-            given.append(m)
-        return np.array(given + [c for c in range(NUM_CARDS) if c not in given], dtype=np.int32)
+        m = parse_card(h["muestra"]) if h.get("muestra") is not None else None
+        try:
+            return deck_order(given, m, range(NUM_CARDS))
+        except ValueError as e:
+            raise ValueError(f"record hand {i}: {e}") from None
 
     def decks(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
         if self.next >= len(self.hands):
@@ -256,12 +266,11 @@ class Matches:
                 given = [c for h in parse_hands(hands, P) for c in h]
             else:
                 given = [c for c in shuffled if c != m][:3 * P]
-            if m is not None and m in given:
-                raise ValueError(f"bad value for option 'muestra': {muestra!r} is also in "
-                                 f"a hand; the muestra is a card not dealt to anybody")
-            rest = [c for c in shuffled if c not in given and c != m]
-            order = given + ([m] if m is not None else []) + rest
-            decks = np.tile(np.array(order, dtype=np.int32), (self.n, 1))
+            try:
+                order = deck_order(given, m, shuffled)
+            except ValueError as e:
+                raise ValueError(f"bad value for option 'muestra': {e}") from None
+            decks = np.tile(order, (self.n, 1))
         self._deal(games, manos, decks)
 
     def next_hand(self, games: np.ndarray | None = None) -> np.ndarray:
@@ -306,10 +315,12 @@ class Matches:
         own buffer: copy it before handing it out)."""
         return C.legal_mask(self.S, self.tables, self._mask)
 
-    def check_actions(self, actions: np.ndarray, games: np.ndarray | None = None) -> None:
+    def check_actions(self, actions: np.ndarray, games: np.ndarray | None = None,
+                      who: Callable[[int], str] | None = None) -> None:
         """Raise :class:`IllegalActionError` naming the first illegal action of ``games``
-        (checked against the mask of the last :meth:`legal_mask` call).  The one legality
-        check of the package."""
+        (checked against the mask of the last :meth:`legal_mask` call); ``who(g)`` names the
+        player of game g in the message (default ``"game g"``).  The one batch legality check
+        of the package (the AEC env checks its one action with the same message)."""
         mask = self._mask
         actions = np.asarray(actions)
         rows = np.arange(len(actions)) if games is None else np.asarray(games)
@@ -318,8 +329,9 @@ class Matches:
         ok[ok] = mask[rows[ok], a[ok]]
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
-            raise IllegalActionError(illegal_message(actions[rows[i]], mask[rows[i]],
-                                                     f"game {int(rows[i])}"))
+            g = int(rows[i])
+            raise IllegalActionError(illegal_message(int(actions[g]), mask[g],
+                                                     who(g) if who else f"game {g}"))
 
     def step(self, actions: np.ndarray) -> StepResult:
         """Play one action per game (``-1`` skips a game); nothing is dealt here.

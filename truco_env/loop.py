@@ -30,7 +30,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import core as C
-from .game import IllegalActionError, Matches, illegal_message
+from .game import Matches
 from .observe import Encoder
 from .view import decode_view
 
@@ -49,6 +49,20 @@ class LoopResult:
     score: np.ndarray
     hands: np.ndarray
     steps: np.ndarray
+
+
+def team_seating(a_team: np.ndarray, players: int) -> np.ndarray:
+    """``seating`` for two players by team: 0 (player A) at the seats of team ``a_team[g]`` in
+    game g, 1 (player B) at the others.
+
+    >>> team_seating(np.array([0, 1]), 4).tolist()
+    [[0, 1, 0, 1], [1, 0, 1, 0]]
+    """
+    return (np.arange(players)[None, :] % 2 != np.asarray(a_team)[:, None]).astype(np.int64)
+
+
+def _name(player: Any) -> str:
+    return getattr(player, "name", type(player).__name__)
 
 
 def is_batched(player: Any) -> bool:
@@ -99,14 +113,7 @@ def play(game: Matches, players: Sequence[Any], seating: np.ndarray | None = Non
                 for i, g in enumerate(rows):
                     ob = {"observation": obs[i], "action_mask": mask[g].astype(np.int8)}
                     actions[g] = int(player.act(ob, decode_view(game, int(g), int(actor[g]))))
-        a = actions[live]
-        ok = (a >= 0) & (a < mask.shape[1])
-        ok[ok] = mask[live[ok], a[ok]]
-        if not ok.all():
-            g = int(live[np.flatnonzero(~ok)[0]])
-            name = getattr(players[who[g]], "name", type(players[who[g]]).__name__)
-            raise IllegalActionError(illegal_message(int(actions[g]), mask[g],
-                                                     f"{name} in game {g}"))
+        game.check_actions(actions, live, who=lambda g: f"{_name(players[who[g]])} in game {g}")
         if on_decision is not None:
             on_decision(game, live, actions, mask)
         steps[live] += 1
