@@ -3,6 +3,7 @@
     python evaluate.py heuristic random --matches 200              # tournament, every pair
     python evaluate.py heuristic random checkpoint:runs/default --matches 500 --bluff
     python evaluate.py bluff heuristic --vs random --matches 300    # bluff analytics only
+    python evaluate.py bluff checkpoint:runs/x --against heuristic random  # per opponent
     python evaluate.py bluff --records games/*.json                 # ... from match records
     python evaluate.py probe heuristic --hand "1e 7o 3b" --score 20,10 --mano 1
     python evaluate.py exploit heuristic --budget 20m               # approximate exploitability
@@ -76,40 +77,40 @@ def cmd_tournament(argv: list[str]) -> int:
 
 def cmd_bluff(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="evaluate.py bluff", description="Bluff analytics of an "
-                                 "agent from played matches, or of match records.")
+                                 "agent from played matches, or of match records.  The report "
+                                 "opens with the three claims: envido acceptance by envido "
+                                 "points, truco and retruco call rates by hand strength (the "
+                                 "bluff rate), and the points and folds bluffs win against each "
+                                 "opponent (tables with 95% intervals, one plot each).")
     ap.add_argument("spec", nargs="?", help="agent spec (omit with --records)")
-    ap.add_argument("--vs", default=None, help="opponent spec (default: the agent itself)")
+    ap.add_argument("--against", nargs="+", default=[], metavar="SPEC",
+                    help="opponent specs: the agent plays --matches duplicate pairs against "
+                         "each (same deals), tables per opponent and over all (default: the "
+                         "agent itself)")
+    ap.add_argument("--vs", default=None, metavar="SPEC", help="one opponent (same as "
+                                                                "--against SPEC)")
     ap.add_argument("--records", nargs="+", help="match record files (JSON, JSON lines) or "
                                                  "folders, instead of playing")
     _run_args(ap)
     _game_args(ap)
     args = ap.parse_args(argv)
     if args.records:
-        recs = bluff.load_records(args.records)
-        names = sorted({a for r in recs for a in r.get("agents") or []}) or ["team 0", "team 1"]
-
-        def agent_of(rec: dict, seat: int) -> int:
-            ag = rec.get("agents")
-            return names.index(ag[seat]) if ag else seat % 2
-
-        ev, hands = bluff.events_from_records(recs, agent_of=agent_of).tables()
-        b = bluff.bluff_analytics(ev, hands, names)
-        header = f"# Bluff analytics from {len(recs)} match records"
+        b, n = bluff.analyse_records(args.records)
+        header = f"# Bluff analytics from {n} match records"
     elif not args.spec:
         ap.error("give an agent spec or --records")
     else:
-        vs = args.vs or args.spec
-        if vs == args.spec:   # self-play: one label for both teams
-            b = tournament.self_play_bluff(args.spec, args.matches, _cfg(args), seed=args.seed,
-                                           progress=not args.no_progress)
-        else:
-            b = tournament.run_tournament([(args.spec, args.spec), (vs, vs)], args.matches,
-                                          _cfg(args), seed=args.seed, workers=args.workers,
-                                          bluff=True, progress=not args.no_progress)["bluff"]
-        header = (f"# Bluff analytics: {args.spec} vs {vs}\n\n{args.matches} duplicate pairs, "
-                  f"{args.players} players, {args.rules}, seed {args.seed}.")
+        against = ([args.vs] if args.vs else []) + args.against
+        b = bluff.play_against(args.spec, against, args.matches, _cfg(args), seed=args.seed,
+                               workers=args.workers, progress=not args.no_progress)
+        c = b["config"]
+        header = (f"# Bluff analytics: {args.spec} against {', '.join(c['opponents'])}\n\n"
+                  f"{args.matches} duplicate pairs per opponent, {args.players} players, "
+                  f"{args.rules}, match to {c['target']}, seed {args.seed}.")
     folder = report.out_dir(args.out, "bluff")
     print(report.write_bluff(b, folder, header))
+    for f in report.CLAIM_PLOTS:
+        print(f"plot: {folder / f}")
     print(folder)
     return 0
 

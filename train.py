@@ -6,15 +6,24 @@
     python train.py --help                              # every config key, with its help
 
 One policy plays every seat (the observation encodes the seat relative to the mano and
-team-relative features, so partners in 2v2 and 3v3 share it).  Each game of the vector
+team-relative features, so partners in 2v2 and 3v3 share it); it reads the ``observation``
+encoder (default ``recall``: who played which card, the calls in order).  Each game of the vector
 environment is either a self-play game (every seat is the learner and every transition is
-trained) or a game against an opponent from the pool (past snapshots of the learner, picked by
-prioritised fictitious self-play, or the baselines); there only the learner's team is trained.
+trained) or a game against an opponent: a past snapshot (a population spanning the whole run,
+chosen by PFSP), the heuristic, a training style of :mod:`agents.zoo` or random
+(:mod:`training.pool`); there only the learner's team is trained.
 
-Credit goes to the seat that acted: per game and seat we keep that seat's last transition; a
-reward for a seat (``rewards[N, players]``, at hand or match end) is added to it, and GAE runs
-along each (game, seat) trajectory.  Trajectories still open when the rollout ends bootstrap from
-the value of that seat's current observation (``VectorTrucoEnv.observe_seat``).
+Credit goes to the seat that acted (:mod:`training.rollout`): a reward for a seat is added to
+its latest transition, GAE runs along each (game, seat) trajectory, and the transitions a
+rollout cuts are carried into the next rollout instead of being bootstrapped from another
+seat's turn.  Values come from a privileged critic that also sees every hand
+(``critic=privileged``, :mod:`training.critic`; training only) or from the policy's own head.
+
+Checkpoints hold everything the run needs to continue as if never stopped: networks, optimizer,
+pool, every random stream, the matches in flight and the carried transitions; ``--resume``
+after a kill redoes the iterations since the last checkpoint and drops their metrics rows
+first.  Periodic evaluations play duplicate pairs on fixed deals against the baselines, the
+held-out styles of :mod:`agents.zoo` and the policy of the previous evaluation.
 
 Outputs go to ``runs/<run_name>/`` (printed at the start): ``config.yaml`` (resolved),
 ``checkpoints/latest.pt`` (atomic), ``metrics.csv``, TensorBoard events, ``summary.json`` and
@@ -36,10 +45,13 @@ import numpy as np
 import yaml
 
 from training.config import Config, parse_args, pick_device
-from training.logger import Logger, eval_line, outputs_line, write_atomic, write_summary
-from training.pool import Pool, make_baselines
+from training.logger import (Logger, eval_line, outputs_line, short_name, write_atomic,
+                             write_summary)
+from training.logger import eval_names as logger_eval_names
+from training.pool import Pool, frozen_copy, make_baselines, make_heldout, make_styles
+from training.rollout import SeatBuffer
 from training.shaping import Shaper, win_potential
-from training.win_rates import evaluate
+from training.win_rates import EVAL_SEED, FINAL_SEED, evaluate, game_config
 
 
 def train(cfg: Config, resume_from: Path | None = None) -> Path:
@@ -48,6 +60,8 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     from agents.ppo_policy import (CheckpointError, PolicyNet, load_checkpoint,
                                    net_from_checkpoint, save_checkpoint)
     from truco_env import VectorTrucoEnv
+    from training.critic import Critic
+    from truco_env.observe import COMPACT_SIZE, HIDDEN_SIZE, LAYOUT_VERSION
 
     # ---- set-up: folders, seeds, threads, device
     device = pick_device(cfg.device)
@@ -58,9 +72,7 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         while (run_dir / "config.yaml").exists():
             run_dir = base.with_name(f"{base.name}-{i}")
             i += 1
-    run_dir.mkdir(parents=True, exist_ok=True)
     ckpt_dir = run_dir / "checkpoints"
-    write_atomic(run_dir / "config.yaml", yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
 
     random.seed(cfg.seed)
     np.random.seed(cfg.seed)
@@ -68,69 +80,93 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     rng = np.random.default_rng(cfg.seed)
 
     venv = VectorTrucoEnv(cfg.num_envs, players=cfg.players, rules=cfg.rules, target=cfg.target,
-                          flor=cfg.flor, check_actions=False, seed=cfg.seed)
+                          flor=cfg.flor, observation=cfg.observation, check_actions=False,
+                          seed=cfg.seed)
     obs, info = venv.reset()
     N, P, D, A = cfg.num_envs, cfg.players, venv.observation_size, venv.num_actions
     target = venv.rules.target
     net = PolicyNet(D, A, tuple(cfg.hidden)).to(device)
-    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    privileged = cfg.critic == "privileged"
+    critic = Critic(COMPACT_SIZE + HIDDEN_SIZE, tuple(cfg.critic_hidden)).to(device) \
+        if privileged else None
+    params = list(net.parameters()) + (list(critic.parameters()) if critic else [])
+    optimizer = torch.optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
     baselines = make_baselines(cfg)
-    pool = Pool(cfg, baselines, rng)
-    global_step, iteration = 0, 0
-
-    if resume_from is not None:
-        ckpt = load_checkpoint(resume_from, map_location=device)
-        if list(ckpt["hidden"]) != list(cfg.hidden):
-            raise CheckpointError(f"checkpoint {str(resume_from)!r} has hidden={ckpt['hidden']}; "
-                                  f"the config asks for hidden={cfg.hidden}")
-        net = net_from_checkpoint(ckpt, D, A).to(device).train()
-        optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
-        try:
-            optimizer.load_state_dict(ckpt["optimizer"])
-            global_step, iteration = int(ckpt["global_step"]), int(ckpt["iteration"])
-            rng.bit_generator.state = ckpt["rng"]["numpy"]
-            venv.game.rng.bit_generator.state = ckpt["rng"]["env"]
-            torch.set_rng_state(ckpt["rng"]["torch"].cpu())
-            pool.load_state(ckpt["pool"], lambda: PolicyNet(D, A, tuple(cfg.hidden)))
-            obs, info = venv.reset()  # fresh matches, dealt from the restored generator
-        except (KeyError, ValueError, RuntimeError, TypeError) as exc:
-            raise CheckpointError(f"checkpoint {str(resume_from)!r} cannot be resumed: "
-                                  f"{type(exc).__name__}: {exc}") from None
-        print(f"resuming {run_dir} from step {global_step:,} (iteration {iteration})")
-    logger = Logger(run_dir, cfg, resume=resume_from is not None)
-    print(outputs_line(run_dir, cfg), flush=True)
-
-    def checkpoint() -> None:
-        save_checkpoint(ckpt_dir / "latest.pt", {
-            "model": net.state_dict(), "optimizer": optimizer.state_dict(),
-            "obs_size": D, "num_actions": A, "hidden": list(cfg.hidden),
-            "config": dataclasses.asdict(cfg), "global_step": global_step,
-            "iteration": iteration, "pool": pool.state(),
-            "rng": {"numpy": rng.bit_generator.state, "env": venv.game.rng.bit_generator.state,
-                    "torch": torch.get_rng_state()}})
-
-    # ---- storage: learner transitions in the order they happen (at most N per step)
-    cap = N * cfg.num_steps
-    b_obs = np.zeros((cap, D), np.float32)
-    b_mask = np.zeros((cap, A), np.bool_)
-    b_act = np.zeros(cap, np.int64)
-    b_logp = np.zeros(cap, np.float32)
-    b_val = np.zeros(cap, np.float32)
-    b_rew = np.zeros(cap, np.float32)
-    b_done = np.zeros(cap, np.bool_)
-    b_next = np.zeros(cap, np.int64)      # index of the same seat's next transition, -1 = none
-    b_boot = np.zeros(cap, np.float32)    # value to bootstrap from when the rollout cut it
-    last = np.full((N, P), -1, np.int64)  # each seat's pending transition per game
-
+    pool = Pool(cfg, baselines, rng, make_styles(cfg))
+    heldout = make_heldout(cfg) if cfg.eval_heldout else {}
+    potential = win_potential(cfg, baselines.get("heuristic")) if cfg.winprob_reward else None
+    shaper = Shaper(cfg, N, target, potential)
+    buf = SeatBuffer(N, P, {"obs": ((D,), np.float32), "mask": ((A,), np.bool_),
+                            "act": ((), np.int64), "logp": ((), np.float32),
+                            "hid": ((HIDDEN_SIZE if privileged else 0,), np.float32)},
+                     N * cfg.num_steps)
     # ---- opponents per game: None = self-play; learner_team = the team the learner plays
     opponents: list = pool.sample(N)
     learner_team = rng.integers(0, 2, N)
     seat_team = np.arange(P) % 2
-    potential = win_potential(cfg, baselines.get("heuristic")) if cfg.winprob_reward else None
-    shaper = Shaper(cfg, N, target, potential)
     step_in_match = np.zeros(N, np.int64)
+    past = None          # the policy of the previous evaluation (evaluated against)
+    global_step, iteration, elapsed_before = 0, 0, 0.0
 
-    start_step, start_time = global_step, time.time()
+    if resume_from is not None:  # the run folder is not touched until the checkpoint loads
+        ckpt = load_checkpoint(resume_from, map_location=device)
+        for key in ("hidden", "critic_hidden", "observation", "critic", "players", "rules",
+                    "num_envs"):
+            if ckpt["config"].get(key) != getattr(cfg, key):
+                raise CheckpointError(f"checkpoint {str(resume_from)!r} has {key}="
+                                      f"{ckpt['config'].get(key)!r}; the config asks for "
+                                      f"{key}={getattr(cfg, key)!r} (it cannot change on resume)")
+        try:
+            net = net_from_checkpoint(ckpt, D, A).to(device).train()
+            if critic is not None:
+                critic.load_state_dict(ckpt["critic"])
+            params = list(net.parameters()) + (list(critic.parameters()) if critic else [])
+            optimizer = torch.optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
+            optimizer.load_state_dict(ckpt["optimizer"])
+            global_step, iteration = int(ckpt["global_step"]), int(ckpt["iteration"])
+            elapsed_before = float(ckpt["elapsed"])
+            rng.bit_generator.state = ckpt["rng"]["numpy"]
+            pool.load_state(ckpt["pool"], lambda: PolicyNet(D, A, tuple(cfg.hidden)))
+            run = arrays(ckpt["run"])  # the matches in flight and their bookkeeping
+            venv.load_state(run["env"])
+            obs, info = venv.observe()
+            names = pool.by_name()
+            opponents = [None if n is None else names[tuple(n)] for n in run["opponents"]]
+            learner_team, step_in_match = run["learner_team"], run["step_in_match"]
+            shaper.prev_score[:], shaper.prev_phi[:] = run["shaper"]
+            buf.load_state(run["buffer"])
+            if ckpt["past"] is not None:
+                past = PolicyNet(D, A, tuple(cfg.hidden))
+                past.load_state_dict(ckpt["past"])
+            torch.set_rng_state(ckpt["rng"]["torch"].cpu())  # last: building nets draws from it
+        except (KeyError, ValueError, RuntimeError, TypeError) as exc:
+            raise CheckpointError(f"checkpoint {str(resume_from)!r} cannot be resumed: "
+                                  f"{type(exc).__name__}: {exc}") from None
+        print(f"resuming {run_dir} from step {global_step:,} (iteration {iteration})")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_atomic(run_dir / "config.yaml", yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+    eval_names = logger_eval_names(cfg, list(heldout))
+    logger = Logger(run_dir, cfg, eval_names, resume_iteration=iteration if resume_from else None,
+                    resume_step=global_step)
+    print(outputs_line(run_dir, cfg), flush=True)
+
+    def checkpoint() -> None:
+        save_checkpoint(ckpt_dir / "latest.pt", {
+            "model": net.state_dict(), "critic": critic.state_dict() if critic else None,
+            "optimizer": optimizer.state_dict(), "obs_size": D, "num_actions": A,
+            "hidden": list(cfg.hidden), "observation": cfg.observation,
+            "layout_version": LAYOUT_VERSION, "config": dataclasses.asdict(cfg),
+            "global_step": global_step, "iteration": iteration,
+            "elapsed": time.time() - start_time, "pool": pool.state(opponents),
+            "rng": {"numpy": rng.bit_generator.state, "torch": torch.get_rng_state()},
+            "run": tensors({"env": venv.state_dict(), "learner_team": learner_team.copy(),
+                    "opponents": [None if o is None else (o.kind, o.name) for o in opponents],
+                    "step_in_match": step_in_match.copy(),
+                    "shaper": (shaper.prev_score.copy(), shaper.prev_phi.copy()),
+                    "buffer": buf.state()}),
+            "past": None if past is None else past.state_dict()})
+
+    start_step, start_time = global_step, time.time() - elapsed_before
     win_h = float("nan")
     bar = None
     if cfg.progress and sys.stdout.isatty() and sys.stderr.isatty():
@@ -142,6 +178,10 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         return global_step >= cfg.total_steps or (
             cfg.time_budget > 0 and time.time() - start_time >= cfg.time_budget)
 
+    def values(o_t: torch.Tensor, h: np.ndarray, shared: torch.Tensor) -> torch.Tensor:
+        return critic(o_t[:, :COMPACT_SIZE], torch.from_numpy(h).to(device)) \
+            if critic is not None else shared
+
     while not finished():
         iteration += 1
         frac = 1.0 - (global_step / cfg.total_steps)
@@ -150,41 +190,32 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         lr = cfg.learning_rate * frac if cfg.anneal_lr else cfg.learning_rate
         optimizer.param_groups[0]["lr"] = lr
         t_rollout = time.time()
+        buf.begin()           # the transitions the last rollout cut come first
+        carried = buf.carried
         is_opp = np.array([o is not None for o in opponents])
         opp_ids = np.array([id(o) for o in opponents])
-        by_id = {id(o): o for o in opponents if o is not None}
-        ptr, starts = 0, []
-        last[:] = -1
+        by_id = {id(o): o for o in opponents}
         match_len = []
-        results: dict[str, list[float]] = {"pool": [], "heuristic": [], "random": [],
-                                           "opponent": []}
+        results: dict[str, list[float]] = {k: [] for k in Pool.KINDS}
 
         # ---------------------------------------------------------------- rollout
         for _ in range(cfg.num_steps):
-            starts.append(ptr)
             o, m, actor = obs["observation"], obs["action_mask"], info["actor"]
             learner = ~is_opp | (seat_team[actor] == learner_team)
             L = np.flatnonzero(learner)
             actions = np.zeros(N, np.int64)
-            n = len(L)
-            if n:
+            if len(L):
+                hid = venv.hidden()[L] if privileged else np.zeros((len(L), 0), np.float32)
                 with torch.no_grad():
-                    logits, value = net(torch.from_numpy(o[L]).to(device),
-                                        torch.from_numpy(m[L]).to(device).bool())
+                    o_t = torch.from_numpy(o[L]).to(device)
+                    logits, shared_v = net(o_t, torch.from_numpy(m[L]).to(device).bool())
                     a = torch.multinomial(torch.softmax(logits, 1), 1).squeeze(1)
                     logp = torch.log_softmax(logits, 1).gather(1, a[:, None]).squeeze(1)
+                    value = values(o_t, hid, shared_v)
                 a = a.cpu().numpy()
                 actions[L] = a
-                sl = slice(ptr, ptr + n)
-                b_obs[sl], b_mask[sl], b_act[sl] = o[L], m[L], a
-                b_logp[sl], b_val[sl] = logp.cpu().numpy(), value.cpu().numpy()
-                b_rew[sl], b_done[sl], b_next[sl] = 0.0, False, -1
-                seats = actor[L]
-                prev = last[L, seats]
-                linked = prev >= 0
-                b_next[prev[linked]] = ptr + np.flatnonzero(linked)
-                last[L, seats] = ptr + np.arange(n)
-                ptr += n
+                buf.add(L, actor[L], value.cpu().numpy(), obs=o[L], mask=m[L], act=a,
+                        logp=logp.cpu().numpy(), hid=hid)
             R = np.flatnonzero(~learner)
             if len(R):
                 for oid in np.unique(opp_ids[R]):
@@ -195,14 +226,10 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
             step_in_match += 1
             if shaper.active:  # a team's shaping goes to every seat of the team
                 rewards = rewards + shaper(info["score"], dones)[:, seat_team]
-            pending = last >= 0
-            credit = pending & (rewards != 0)
-            b_rew[last[credit]] += rewards[credit]
+            buf.reward(rewards)
             if dones.any():
                 G = np.flatnonzero(dones)
-                ended = last[G]
-                b_done[ended[ended >= 0]] = True
-                last[G] = -1
+                buf.end(G)
                 match_len.extend(step_in_match[G].tolist())
                 step_in_match[G] = 0
                 for g in G:
@@ -211,70 +238,43 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                         won = float(info["winner"][g] == learner_team[g])
                         opp.wins += won
                         opp.games += 1
-                        results["pool" if opp.snapshot else opp.name].append(won)
-                new = pool.sample(len(G))
-                for g, opp in zip(G, new):
+                        results[opp.kind].append(won)
+                for g, opp in zip(G, pool.sample(len(G))):
                     opponents[g] = opp
-                    if opp is not None:
-                        by_id[id(opp)] = opp
-                is_opp[G] = [x is not None for x in new]
-                opp_ids[G] = [id(x) for x in new]
+                    by_id[id(opp)] = opp
+                is_opp[G] = [opponents[g] is not None for g in G]
+                opp_ids[G] = [id(opponents[g]) for g in G]
                 learner_team[G] = rng.integers(0, 2, len(G))
         global_step += N * cfg.num_steps
-        starts.append(ptr)
-
-        # bootstrap the trajectories the rollout cut: value of each seat's current observation
-        with torch.no_grad():
-            for s in range(P):
-                G = np.flatnonzero(last[:, s] >= 0)
-                if len(G):
-                    seat_obs = venv.observe_seat(np.full(N, s, np.int32))[G]
-                    b_boot[last[G, s]] = net.get_value(
-                        torch.from_numpy(seat_obs).to(device)).cpu().numpy()
-        B = ptr
+        idx, adv, ret = buf.finish(cfg.gamma, cfg.gae_lambda)
+        B = len(idx)
         rollout_time = time.time() - t_rollout
 
-        # ---------------------------------------------------------------- GAE per (game, seat)
-        nxt = b_next[:B]
-        has_next = nxt >= 0
-        next_val = np.where(has_next, b_val[np.maximum(nxt, 0)], b_boot[:B])
-        next_val[b_done[:B]] = 0.0
-        delta = b_rew[:B] + cfg.gamma * next_val - b_val[:B]
-        cont = has_next & ~b_done[:B]
-        adv = np.zeros(B + 1, np.float32)   # adv[B] = 0 is the "no next" sentinel
-        nx = np.where(cont, nxt, B)
-        for t in reversed(range(cfg.num_steps)):  # a seat's next transition is in a later step
-            lo, hi = starts[t], starts[t + 1]
-            adv[lo:hi] = delta[lo:hi] + cfg.gamma * cfg.gae_lambda * adv[nx[lo:hi]]
-        adv = adv[:B]
-        ret = adv + b_val[:B]
-
         # ---------------------------------------------------------------- PPO update
-        T_obs = torch.from_numpy(b_obs[:B]).to(device)
-        T_mask = torch.from_numpy(b_mask[:B]).to(device)
-        T_act = torch.from_numpy(b_act[:B]).to(device)
-        T_logp = torch.from_numpy(b_logp[:B]).to(device)
-        T_val = torch.from_numpy(b_val[:B]).to(device)
+        T = {k: torch.from_numpy(buf.data[k][idx]).to(device) for k in buf.data}
+        T_val = torch.from_numpy(buf.value[idx]).to(device)
         T_adv = torch.from_numpy(adv).to(device)
         T_ret = torch.from_numpy(ret).to(device)
         clipfracs, approx_kl, old_approx_kl = [], torch.zeros(()), torch.zeros(())
         pg_loss = v_loss = entropy_loss = torch.zeros(())
         n_mb = max(1, round(B / cfg.minibatch_size))
-        for epoch in range(cfg.update_epochs):
+        for epoch in range(cfg.update_epochs if B else 0):
             perm = torch.randperm(B, device=device)
             for mb in perm.tensor_split(n_mb):
-                logits, newvalue = net(T_obs[mb], T_mask[mb])
+                logits, shared_v = net(T["obs"][mb], T["mask"][mb])
+                newvalue = (critic(T["obs"][mb, :COMPACT_SIZE], T["hid"][mb])
+                            if critic is not None else shared_v)
                 logprobs = torch.log_softmax(logits, 1)
-                newlogp = logprobs.gather(1, T_act[mb, None]).squeeze(1)
+                newlogp = logprobs.gather(1, T["act"][mb, None]).squeeze(1)
                 entropy = -(logprobs.exp() * logprobs).sum(1)
-                logratio = newlogp - T_logp[mb]
+                logratio = newlogp - T["logp"][mb]
                 ratio = logratio.exp()
                 with torch.no_grad():
                     old_approx_kl = (-logratio).mean()
                     approx_kl = ((ratio - 1) - logratio).mean()
                     clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
                 mb_adv = T_adv[mb]
-                if cfg.norm_adv:
+                if cfg.norm_adv and len(mb) > 1:
                     mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
                 pg_loss = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(
                     ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
@@ -289,35 +289,37 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                 loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
                 optimizer.zero_grad()
                 loss.backward()
-                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+                nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
                 optimizer.step()
             if cfg.target_kl is not None and approx_kl > cfg.target_kl:
                 break
-        var_y = np.var(ret)
-        explained_var = float("nan") if var_y == 0 else float(1 - np.var(ret - b_val[:B]) / var_y)
+        var_y = np.var(ret) if B else 0.0
+        explained_var = float("nan") if var_y == 0 else \
+            float(1 - np.var(ret - buf.value[idx]) / var_y)
 
         # ---------------------------------------------------------------- pool, eval, logs
+        pool.decay()
         if iteration % cfg.snapshot_every == 0 or not pool.snapshots:
             pool.add_snapshot(net)
-        sps = int((global_step - start_step) / (time.time() - start_time))
+        sps = int((global_step - start_step) / max(time.time() - start_time - elapsed_before,
+                                                   1e-9))
         row = {"global_step": global_step, "iteration": iteration,
                "time": round(time.time() - start_time, 2), "charts/SPS": sps,
                "charts/rollout_SPS": int(N * cfg.num_steps / rollout_time),
                "charts/learning_rate": lr, "charts/pool_size": len(pool.snapshots),
                "charts/match_length": float(np.mean(match_len)) if match_len else float("nan"),
-               "charts/learner_fraction": B / (N * cfg.num_steps),
+               "charts/learner_fraction": B / (N * cfg.num_steps), "charts/carried": carried,
                "losses/value_loss": v_loss.item(), "losses/policy_loss": pg_loss.item(),
                "losses/entropy": entropy_loss.item(), "losses/old_approx_kl":
                old_approx_kl.item(), "losses/approx_kl": approx_kl.item(),
-               "losses/clipfrac": float(np.mean(clipfracs)),
+               "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
                "losses/explained_variance": explained_var}
         for k, v in results.items():
             row[f"charts/train_win_rate_{k}"] = float(np.mean(v)) if v else float("nan")
         done_training = finished()
         if cfg.eval_every and iteration % cfg.eval_every == 0 and not done_training:
-            rates = {name: evaluate(net, opp.agent, cfg, cfg.eval_games,
-                                    cfg.seed + 1000 + iteration)
-                     for name, opp in pool.baselines.items()}
+            rates = evaluate_all(net, pool, heldout, past, cfg, cfg.eval_games, EVAL_SEED)
+            past = frozen_copy(net) if cfg.eval_heldout else None
             row.update({f"eval/win_rate_{name}": r[0] for name, r in rates.items()})
             win_h = row.get("eval/win_rate_heuristic", win_h)
             if bar is None:
@@ -334,18 +336,20 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         bar.close()
     checkpoint()
 
-    # ---- summary: final win rates against the baselines
+    # ---- summary: final win rates (duplicate pairs) and, on request, a best response
     train_seconds = time.time() - start_time
     summary = {"run_dir": str(run_dir), "global_step": global_step, "iterations": iteration,
                "train_seconds": round(train_seconds, 1),
-               "SPS": int((global_step - start_step) / max(train_seconds, 1e-9)),
+               "SPS": int((global_step - start_step) / max(train_seconds - elapsed_before, 1e-9)),
                "checkpoint": str(ckpt_dir / "latest.pt"), "win_rate": {}}
     if cfg.final_eval_games:
-        for name, opp in pool.baselines.items():
-            wr, lo, hi = evaluate(net, opp.agent, cfg, cfg.final_eval_games, cfg.seed + 7)
+        rates = evaluate_all(net, pool, heldout, None, cfg, cfg.final_eval_games, FINAL_SEED)
+        for name, (wr, lo, hi) in rates.items():
             summary["win_rate"][name] = {"win_rate": round(wr, 4),
                                          "ci95": round((hi - lo) / 2, 4), "low": round(lo, 4),
                                          "high": round(hi, 4), "matches": cfg.final_eval_games}
+    if cfg.exploit_budget:
+        summary["exploit"] = exploitability(run_dir, cfg)
     write_summary(run_dir, cfg, target, summary)
     logger.close()
     wr = ", ".join(f"{k} {v['win_rate']:.3f}" for k, v in summary["win_rate"].items())
@@ -353,6 +357,52 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     print(f"outputs in {run_dir}/ (config.yaml, checkpoints/latest.pt, metrics.csv, "
           f"summary.json, summary.md)")
     return run_dir
+
+
+def tensors(x):
+    """numpy arrays -> torch tensors, recursively (checkpoints load with ``weights_only``)."""
+    import torch
+    if isinstance(x, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(x))
+    if isinstance(x, dict):
+        return {k: tensors(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(tensors(v) for v in x)
+    return x
+
+
+def arrays(x):
+    """The inverse of :func:`tensors`."""
+    import torch
+    if isinstance(x, torch.Tensor):
+        return x.numpy()
+    if isinstance(x, dict):
+        return {k: arrays(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(arrays(v) for v in x)
+    return x
+
+
+def evaluate_all(net, pool: Pool, heldout: dict, past, cfg: Config, games: int,
+                 seed: int) -> dict[str, tuple[float, float, float]]:
+    """Win rates against the baselines, the held-out styles and ``past`` (when given)."""
+    from agents.ppo_policy import PolicyAgent
+    opps = {name: o.agent for name, o in pool.baselines.items()}
+    opps.update({short_name(spec): agent for spec, agent in heldout.items()})
+    if past is not None:
+        opps["past"] = PolicyAgent(past, seed=seed, name="past")
+    return {name: evaluate(net, agent, cfg, games, seed) for name, agent in opps.items()}
+
+
+def exploitability(run_dir: Path, cfg: Config) -> dict:
+    """A best response trained for ``exploit_budget`` seconds against the final policy
+    (:func:`evaluation.exploit.run_exploit`): its win rate, a lower bound of exploitability."""
+    from evaluation.exploit import run_exploit
+    out = run_exploit(f"checkpoint:{run_dir / 'checkpoints' / 'latest.pt'}", game_config(cfg),
+                      run_dir / "exploit", cfg.exploit_budget, eval_matches=cfg.final_eval_games,
+                      seed=cfg.seed, progress=False)
+    pair = out["final"]["pairs"][0] if "pairs" in out["final"] else out["final"]
+    return {"budget": cfg.exploit_budget, "steps": out["run"]["global_step"], "result": pair}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,8 +1,10 @@
 """Players behind one small interface: ``act(observation, view) -> int``.
 
 ``agents.load(spec, seed)`` builds one from a string: ``random``, ``heuristic``
-(``heuristic:bluff=0.2,aggression=0.5``), ``human``, ``checkpoint:PATH`` (registered by the
-training code with :func:`agents.register`).  See :mod:`agents.base` for the interface.
+(``heuristic:bluff=0.2,aggression=0.5``; named styles ``heuristic:style=maniac``, see
+:class:`agents.heuristic.HeuristicAgent`), ``human``, ``checkpoint:PATH`` (a train.py run or checkpoint file),
+``pretrained:NAME`` (a policy shipped with the package, :mod:`agents.pretrained`).  See :mod:`agents.base` for the interface, and
+:mod:`agents.zoo` for the styles that training draws and those held out for evaluation.
 
 Importing :mod:`agents` registers the Gymnasium id ``truco_env/Truco-v0`` (one seat learns, the
 others are agents: :class:`agents.single_agent.SingleAgentEnv`).
@@ -10,11 +12,13 @@ others are agents: :class:`agents.single_agent.SingleAgentEnv`).
 from .base import Agent, RandomAgent, known_specs, load, parse_params, register, sample_legal
 from .heuristic import HeuristicAgent, _heuristic_factory
 from .human import HumanAgent, _human_factory
+from .pretrained import _factory as _pretrained_factory
 
 from .single_agent import SingleAgentEnv  # noqa: E402  (registers the Gymnasium id truco_env/Truco-v0)
 
 register("heuristic", _heuristic_factory)
 register("human", _human_factory)
+register("pretrained", _pretrained_factory)
 
 __all__ = ["SingleAgentEnv", "Agent", "RandomAgent", "HeuristicAgent", "HumanAgent", "load", "register",
            "known_specs", "parse_params", "sample_legal"]

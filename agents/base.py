@@ -138,7 +138,8 @@ def parse_params(args: str, known: Mapping[str, Callable[[str], Any]], spec: str
 def load(spec: "str | Agent", seed: int | None = None) -> Agent:
     """Build an agent from a spec string (an :class:`Agent` is returned as is).
 
-    Specs: ``random``, ``heuristic`` (parameters ``heuristic:bluff=0.2,...``), ``human``,
+    Specs: ``random``, ``heuristic`` (parameters ``heuristic:bluff=0.2,...``, styles
+    ``heuristic:style=maniac``), ``human``,
     ``checkpoint:PATH`` (once the training code registered it), and any prefix added with
     :func:`register`.
 

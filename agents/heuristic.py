@@ -31,6 +31,11 @@ Decisions (thresholds are class constants, documented where they are defined):
 * cards: follow with the lowest card that beats the table, else the lowest card; never
   overtake a partner whose card already holds the baza; lead the weakest card that is likely
   to win baza 1 (keeping the best), the best card when the baza must be won.
+
+Style knobs (:class:`HeuristicAgent`) shift those thresholds and change the card play, and named
+presets (:data:`STYLES`, ``heuristic:style=maniac``) combine them into a zoo of playing styles;
+:mod:`agents.zoo` says which styles are for training and which are held out for evaluation.
+At their defaults the knobs reproduce the plain ``heuristic`` exactly.
 """
 from __future__ import annotations
 
@@ -153,22 +158,119 @@ def _f(x: str) -> float:
     return v
 
 
+#: Largest shift of a probability threshold that the readiness knobs accept.
+MAX_SHIFT = 0.5
+#: Card-play modes besides a probability of a random card (see :class:`HeuristicAgent`).
+CARD_MODES = ("smart", "high", "low")
+
+
+def _shift(x: str) -> float:
+    """A readiness knob: a shift of probability thresholds in [-MAX_SHIFT, MAX_SHIFT]."""
+    try:
+        v = float(x)
+    except ValueError:
+        raise ValueError(f"expected a number in [{-MAX_SHIFT}, {MAX_SHIFT}]") from None
+    if not -MAX_SHIFT <= v <= MAX_SHIFT:
+        raise ValueError(f"expected a number in [{-MAX_SHIFT}, {MAX_SHIFT}]")
+    return v
+
+
+def _cards(x: str) -> "str | float":
+    """``smart``, ``high``, ``low`` or a probability of a random card in [0, 1]."""
+    x = str(x).strip()
+    if x in CARD_MODES:
+        return x
+    try:
+        v = float(x)
+    except ValueError:
+        v = float("nan")
+    if not 0.0 <= v <= 1.0:
+        raise ValueError(f"unknown card mode {x!r}; expected one of {list(CARD_MODES)} or a "
+                         f"probability in [0, 1] of playing a random card")
+    return v
+
+
+def _style(x: str) -> str:
+    x = str(x).strip()
+    if x not in STYLES:
+        raise ValueError(f"unknown style {x!r}; known styles: {sorted(STYLES)}")
+    return x
+
+
+#: Named playing styles: knob settings of :class:`HeuristicAgent` (``heuristic:style=NAME``;
+#: knobs given in the same spec override the preset's).  Each is a sensible player, a
+#: caricature of a human type; ``benchmarks/heuristic_strength.py --styles`` measures them.
+STYLES: dict[str, dict] = {
+    # Accepts nearly every truco and envido, rarely calls or raises itself, never bluffs.
+    "calling_station": dict(accept=0.25, call=-0.08, raises=-0.12, envido=-0.10, bluff=0.0),
+    # Calls, raises and accepts only strong hands; never bluffs, seldom opens envido.
+    "tight_passive": dict(accept=-0.12, call=-0.08, raises=-0.10, envido=-0.10, bluff=0.0),
+    # Bluffs often, calls and raises light, opens envido often (and bluffs it); accepts a
+    # little lighter too, since it expects bluffs back.
+    "maniac": dict(bluff=0.40, call=0.12, raises=0.20, accept=0.05, envido=0.20,
+                   envido_bluff=0.25),
+    # Between the heuristic and the maniac: more bluffs, lighter calls and acceptances.
+    "loose_aggressive": dict(bluff=0.22, call=0.06, raises=0.08, accept=0.10, envido=0.08,
+                             envido_bluff=0.08),
+    # Plays for the envido: opens it light, bluffs it, counter-raises and accepts it; the
+    # truco it plays by the book but with fewer bluffs.
+    "envido_hunter": dict(envido=0.22, envido_bluff=0.25, raises=0.05, accept=0.05,
+                          bluff=0.05, call=-0.04),
+    # Slow-plays: seldom calls truco itself, waits for the opponents' call to raise; keeps
+    # its best cards for the later bazas (cards=low).
+    "trapper": dict(call=-0.12, raises=0.12, accept=0.04, bluff=0.05, cards="low"),
+    # Bets like the heuristic but burns its best card at once (cards=high): strong in baza 1,
+    # nothing left for the last.
+    "card_dumper": dict(cards="high"),
+}
+
+
 A = ACTION_ID
 _PLAY = np.array([A["play_0"], A["play_1"], A["play_2"]])
 _BIG = 99
 
 
 class HeuristicAgent(Agent):
-    """Rule-based player (module docstring).  Parameters, all validated by :func:`agents.load`:
+    """Rule-based player (module docstring).  Parameters, all validated by :func:`agents.load`
+    (``heuristic:bluff=0.2,accept=-0.1``); the defaults are the tuned player ``heuristic``.
 
-    * ``bluff`` (0.1): probability, per opportunity, of calling or raising truco with a hand
-      below the calling threshold;
-    * ``aggression`` (0.0, in [0, 1]): lowers every calling threshold by up to 0.15 (0 = the
-      tuned defaults).
+    The readiness knobs are shifts of probability thresholds (P(win the hand) for truco,
+    P(win the envido) for envido), in [-0.5, 0.5]: positive = more readily, 0 = the defaults;
+    0.1 is a clear change of style, 0.3 an extreme one.
+
+    * ``style`` (none): a preset of :data:`STYLES` (``calling_station``, ``tight_passive``,
+      ``maniac``, ``loose_aggressive``, ``envido_hunter``, ``trapper``, ``card_dumper``); the
+      other knobs given with it override the preset's;
+    * ``bluff`` (0.1, in [0, 1]): probability, per opportunity, of calling or raising truco
+      with a hand below the calling threshold (never to vale cuatro);
+    * ``aggression`` (0.0, in [0, 1]): lowers every threshold, truco and envido, calling,
+      raising and accepting, by up to 0.15;
+    * ``accept`` (0.0, in [-0.5, 0.5]): readiness to accept: lowers the truco ACCEPT
+      thresholds (and the "about to lose the match anyway" one), and is added to P(win the
+      envido) when weighing quiero against no quiero;
+    * ``call`` (0.0, in [-0.5, 0.5]): readiness to call truco (or retruco, vale cuatro on its
+      own turn): lowers the CALL thresholds;
+    * ``raises`` (0.0, in [-0.5, 0.5]): readiness to raise a pending song: lowers the truco
+      RAISE thresholds and the envido counter-raise thresholds;
+    * ``envido`` (0.0, in [-0.5, 0.5]): readiness to open envido: lowers the thresholds of
+      opening envido, real envido and falta envido;
+    * ``envido_bluff`` (0.0, in [0, 1]): probability, per opportunity to open envido with a
+      hand below the threshold, of singing envido anyway;
+    * ``cards`` (``smart``): how it plays its cards.  ``smart``: the rules of the module
+      docstring.  ``high``: leads its best card; following, its best card when that beats the
+      table, else its lowest (it never overtakes a partner who holds the baza): it spends its
+      strength at once.  ``low``: leads its lowest card; following, its lowest card unless the
+      baza must be won (an earlier one was lost or parda), then the lowest card that beats the
+      table: it saves its best cards for the later bazas.  A probability ``p`` in [0, 1]:
+      ``smart``, but with probability ``p`` per card a uniformly random card of the hand.
     """
 
     name = "heuristic"
-    PARAMS = {"bluff": _f, "aggression": _f}
+    #: Knob defaults (a preset of :data:`STYLES` overrides some, explicit knobs override it).
+    DEFAULTS = {"bluff": 0.1, "aggression": 0.0, "accept": 0.0, "call": 0.0, "raises": 0.0,
+                "envido": 0.0, "envido_bluff": 0.0, "cards": "smart"}
+    PARAMS = {"style": _style, "bluff": _f, "aggression": _f, "accept": _shift, "call": _shift,
+              "raises": _shift, "envido": _shift, "envido_bluff": _f, "cards": _cards}
 
     # Truco: call / raise when P(win hand) >= CALL[next level]; accept a pending level when
     # P >= ACCEPT[level], raise it when P >= RAISE[level].  The break-even of quiero against
@@ -187,13 +289,33 @@ class HeuristicAgent(Agent):
     # Lead in baza 1 with the weakest card that beats the opponents' cards this often.
     LEAD_SAFE = 0.6
 
-    def __init__(self, seed: int | None = None, bluff: float = 0.1, aggression: float = 0.0):
+    def __init__(self, seed: int | None = None, bluff: float | None = None,
+                 aggression: float | None = None, *, style: str | None = None,
+                 accept: float | None = None, call: float | None = None,
+                 raises: float | None = None, envido: float | None = None,
+                 envido_bluff: float | None = None, cards: "str | float | None" = None):
         super().__init__(seed)
-        self.bluff = _f(str(bluff))
-        self.aggression = _f(str(aggression))
+        given = dict(bluff=bluff, aggression=aggression, accept=accept, call=call,
+                     raises=raises, envido=envido, envido_bluff=envido_bluff, cards=cards)
+        self.style = None if style is None else _style(style)
+        knobs = {**self.DEFAULTS, **(STYLES[self.style] if self.style else {}),
+                 **{k: v for k, v in given.items() if v is not None}}
+        for key, value in knobs.items():   # every value checked as a spec's would be
+            try:
+                setattr(self, key, self.PARAMS[key](str(value)))
+            except ValueError as e:
+                raise ValueError(f"HeuristicAgent: bad value {key}={value!r}: {e}") from None
+
+    def knobs(self) -> dict:
+        """The knob values in effect (defaults, then the style's, then explicit ones)."""
+        return {k: getattr(self, k) for k in self.DEFAULTS}
 
     def __repr__(self) -> str:
-        return f"HeuristicAgent(bluff={self.bluff}, aggression={self.aggression})"
+        diff = {k: v for k, v in self.knobs().items()
+                if v != (STYLES[self.style] if self.style else {}).get(k, self.DEFAULTS[k])}
+        args = ([f"style={self.style!r}"] if self.style else []) \
+            + [f"{k}={v!r}" for k, v in diff.items()]
+        return f"HeuristicAgent({', '.join(args)})"
 
     # ------------------------------------------------------------------ decoding
     @staticmethod
@@ -281,6 +403,17 @@ class HeuristicAgent(Agent):
         follow_mine = np.where(help_partner, lowest_strong, lowest)
         follow = np.where(partner_holds, follow_mine, follow_theirs)
         slot = np.where(d["cur_count"] == 0, lead, follow)
+        if self.cards == "high":
+            # Lead the best card; follow with it when it beats the table, else the lowest.
+            beats_high = rank[rows, highest] > opp_best
+            follow_high = np.where(partner_holds | ~beats_high, lowest, highest)
+            slot = np.where(d["cur_count"] == 0, highest, follow_high)
+        elif self.cards == "low":
+            # Lead the lowest card; follow with the lowest, or with the lowest card that beats
+            # the table (a tie when none does) when the baza must be won.
+            must_win = lost_or_parda & ~partner_holds
+            follow_low = np.where(must_win, follow_theirs, lowest)
+            slot = np.where(d["cur_count"] == 0, lowest, follow_low)
         # Safety: a slot that is not in the hand (cannot happen when a card is legal).
         slot = np.where(have[rows, slot], slot, lowest)
         return slot
@@ -335,6 +468,10 @@ class HeuristicAgent(Agent):
             raise ValueError("an action mask row has no legal action")
         d = self._decode(obs)
         slot = self._choose_card(d)
+        if not isinstance(self.cards, str) and self.cards > 0:
+            # A uniformly random card of the hand instead, with probability ``cards``.
+            keys = self.rng.random((n, 3)) + d["have"]
+            slot = np.where(self.rng.random(n) < self.cards, keys.argmax(axis=1), slot)
         w = self.win_prob(d, slot)
         agg = 0.15 * self.aggression
         desperate = (d["theirs_frac"] >= 0.85) & (d["mine_frac"] < 0.85)
@@ -376,10 +513,13 @@ class HeuristicAgent(Agent):
         p_open = ENVIDO_WIN[m, 0, tie, e]
         passed = (d["baza"] == 0) & (d["opp_best"] >= 0)  # an opponent played without singing
         p_open = p_open + np.where(passed, self.OPEN_PASSED, 0.0) + agg
+        p_open = p_open + self.envido
         can_open = legal[:, A["envido"]] & (d["env_chain"] == 0)
         choose(can_open & (p_open >= self.OPEN_FALTA), "falta_envido")
         choose(can_open & (p_open >= self.OPEN_REAL), "real_envido")
         choose(can_open & (p_open >= self.OPEN_ENVIDO), "envido")
+        if self.envido_bluff > 0:
+            choose(can_open & (self.rng.random(n) < self.envido_bluff), "envido")
 
         chain = np.array([c for c, _, _ in ENVIDO_CHAIN])[d["env_chain"]]
         q_pts = np.array([q for _, q, _ in ENVIDO_CHAIN], dtype=np.float64)[d["env_chain"]]
@@ -389,20 +529,22 @@ class HeuristicAgent(Agent):
         floor = np.array([self.CALLER_FLOOR.get(c[-1:], 0) for c in chain], dtype=np.int64)
         p_env = ENVIDO_WIN[m, floor, tie, e] + agg
         in_env = answering & (flor_state == 0) & d["env_pending"]
-        choose(in_env & (p_env >= 0.90), "falta_envido")
-        choose(in_env & (p_env >= 0.78), "real_envido")
-        choose(in_env & (p_env >= 0.72), "envido")
-        accept_env = (2 * p_env - 1) * q_pts > -nq_pts
+        p_up = p_env + self.raises
+        choose(in_env & (p_up >= 0.90), "falta_envido")
+        choose(in_env & (p_up >= 0.78), "real_envido")
+        choose(in_env & (p_up >= 0.72), "envido")
+        accept_env = (2 * (p_env + self.accept) - 1) * q_pts > -nq_pts
         choose(in_env & (accept_env | desperate), "quiero")
         choose(in_env, "no_quiero")
 
         # ---- truco
         lvl = d["truco_pending"]
         in_truco = answering & (flor_state == 0) & ~d["env_pending"] & (lvl > 0)
-        raise_ok = in_truco & (w >= self.RAISE[lvl] - agg)
+        raise_ok = in_truco & (w >= self.RAISE[lvl] - agg - self.raises)
         choose(raise_ok, "retruco")
         choose(raise_ok, "vale_cuatro")
-        accept = (w >= self.ACCEPT[lvl] - agg) | (desperate & (w >= 0.2))
+        accept = (w >= self.ACCEPT[lvl] - agg - self.accept) \
+            | (desperate & (w >= 0.2 - self.accept))
         choose(in_truco & accept, "quiero")
         choose(in_truco, "no_quiero")
 
@@ -410,7 +552,7 @@ class HeuristicAgent(Agent):
         nxt = np.minimum(d["truco_level"] + 1, 3)
         # Bluffs call truco or retruco, never vale cuatro (a lost bluff there costs 4).
         bluff = (self.rng.random(n) < self.bluff) & (nxt < 3)
-        call = my_turn & ((w >= self.CALL[nxt] - agg) | bluff)
+        call = my_turn & ((w >= self.CALL[nxt] - agg - self.call) | bluff)
         for name in ("truco", "retruco", "vale_cuatro"):
             choose(call, name)
 

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from truco_env.observe import INFOSTATE_SIZE
+from truco_env.observe import LAYOUT_VERSION, encoder_for_size
 
 from .base import Agent
 
@@ -71,14 +71,16 @@ def _init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> nn.Li
 
 # ---------------------------------------------------------------------------- checkpoints
 def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> None:
-    """Write ``payload`` (plus the format tag) atomically: temp file in the same folder, then
+    """Write ``payload`` (plus the format tag and the observation layout version,
+    :data:`truco_env.observe.LAYOUT_VERSION`) atomically: temp file in the same folder, then
     ``os.replace``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            torch.save({"format": CHECKPOINT_FORMAT, **payload}, f)
+            torch.save({"format": CHECKPOINT_FORMAT, "layout_version": LAYOUT_VERSION,
+                        **payload}, f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -115,6 +117,12 @@ def load_checkpoint(path: str | os.PathLike, map_location: str | torch.device = 
     if ckpt["format"] != CHECKPOINT_FORMAT:
         raise CheckpointError(f"checkpoint {str(p)!r} has format {ckpt['format']!r}; this code "
                               f"reads {CHECKPOINT_FORMAT!r}")
+    version = ckpt.get("layout_version", 1)
+    if version != LAYOUT_VERSION:
+        raise CheckpointError(f"checkpoint {str(p)!r} was trained on observation layout version "
+                              f"{version}; this code's layout is version {LAYOUT_VERSION} "
+                              f"(truco_env.observe.LAYOUT_VERSION): retrain it, or load it with "
+                              f"the release that wrote it")
     for key in ("model", "obs_size", "num_actions", "hidden"):
         if key not in ckpt:
             raise CheckpointError(f"checkpoint {str(p)!r} lacks {key!r}")
@@ -144,7 +152,9 @@ class PolicyAgent(Agent):
     """Plays a trained policy: samples from it (``greedy=False``) or takes its best action.
 
     An :class:`agents.Agent`: batched, reads the encoder its network was trained on
-    (``observation``: ``"compact"`` or ``"infostate"``, from the network's input size).
+    (``observation``: ``"compact"``, ``"recall"`` or ``"infostate"``, from the network's input
+    size: :func:`truco_env.observe.encoder_for_size`, a ``ValueError`` for a size no encoder
+    has).
     """
 
     def __init__(self, net: PolicyNet, greedy: bool = False, seed: int | None = None,
@@ -154,7 +164,7 @@ class PolicyAgent(Agent):
         self.greedy = greedy
         self.name = name
         self.obs_size = net.obs_size
-        self.observation = "infostate" if net.obs_size == INFOSTATE_SIZE else "compact"
+        self.observation = encoder_for_size(net.obs_size)
         self.gen = torch.Generator()
         self.reseed(seed)
 
@@ -173,7 +183,12 @@ class PolicyAgent(Agent):
     @torch.no_grad()
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One action per row; rows with an all-zero mask get action 0 (they are not to act)."""
-        o = torch.as_tensor(np.asarray(obs, dtype=np.float32))
+        obs = np.asarray(obs, dtype=np.float32)
+        if obs.ndim != 2 or obs.shape[1] != self.obs_size:
+            raise ValueError(f"{self.name} reads {self.observation!r} observations of size "
+                             f"{self.obs_size}; got shape {obs.shape} (make the env with "
+                             f"observation={self.observation!r})")
+        o = torch.as_tensor(obs)
         m = torch.as_tensor(np.asarray(mask)).bool()
         empty = ~m.any(dim=1)
         m[empty, 0] = True

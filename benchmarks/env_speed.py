@@ -1,9 +1,10 @@
 """Agent-steps per second of random legal play: our AEC env, PettingZoo's leduc_holdem_v4
 (the peer, measured in the same process) and the vector env at several batch sizes.
 
-    python benchmarks/env_speed.py [--seconds 3] [--sizes 1 64 1024 4096]
+    python benchmarks/env_speed.py [--seconds 3] [--sizes 1 64 1024 4096] [--recall-size 1024]
 
-Every figure is printed as a ratio to the peer.  The random agent is the same cheap
+Every figure is printed as a ratio to the peer; the vector env with ``observation="recall"``
+(one size, next to the compact row of that size) also as a ratio to compact.  The random agent is the same cheap
 mask-sampling loop for every environment.  The peer needs ``pip install rlcard pygame``.
 """
 from __future__ import annotations
@@ -36,10 +37,12 @@ def aec_steps_per_second(make, seconds: float, seed: int = 0) -> float:
     return steps / (time.perf_counter() - t0)
 
 
-def vector_steps_per_second(n: int, seconds: float, players: int = 2, seed: int = 0) -> float:
+def vector_steps_per_second(n: int, seconds: float, players: int = 2, seed: int = 0,
+                            observation: str = "compact") -> float:
     from truco_env import VectorTrucoEnv
 
-    venv = VectorTrucoEnv(n, players=players, seed=seed, check_actions=False)
+    venv = VectorTrucoEnv(n, players=players, seed=seed, check_actions=False,
+                          observation=observation)
     obs, info = venv.reset()
     rng = np.random.default_rng(seed)
     steps = 0
@@ -66,7 +69,10 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096],
                     help="vector env batch sizes")
     ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--recall-size", type=int, default=1024,
+                    help="batch size of the vector env row with observation='recall' (0: none)")
     args = ap.parse_args()
+    sizes = sorted(set(args.sizes) | ({args.recall_size} if args.recall_size > 0 else set()))
 
     import truco_env
 
@@ -77,24 +83,36 @@ def main() -> None:
     # Compile (numba cache) and warm up outside the timings.
     aec_steps_per_second(lambda: truco_env.env(players=args.players), 0.5)
     vector_steps_per_second(8, 0.2, args.players)
+    if args.recall_size > 0:
+        vector_steps_per_second(8, 0.2, args.players, observation="recall")
     aec_steps_per_second(leduc_holdem_v4.env, 0.3)
 
-    names = ["truco_env AEC"] + [f"truco_env vector N={n}" for n in args.sizes]
+    recall = f"truco_env vector N={args.recall_size} recall"
+    names = ["truco_env AEC"]
+    for n in sizes:
+        names += [f"truco_env vector N={n}"] + ([recall] if n == args.recall_size else [])
     peer, ours = [], {k: [] for k in names}
     for _ in range(args.rounds):
         peer.append(aec_steps_per_second(leduc_holdem_v4.env, args.seconds))
         ours["truco_env AEC"].append(
             aec_steps_per_second(lambda: truco_env.env(players=args.players), args.seconds))
-        for n in args.sizes:
+        for n in sizes:
             ours[f"truco_env vector N={n}"].append(
                 vector_steps_per_second(n, args.seconds, args.players))
+            if n == args.recall_size:
+                ours[recall].append(vector_steps_per_second(n, args.seconds, args.players,
+                                                            observation="recall"))
     p = float(np.median(peer))
-    print(f"{'environment':<34}{'agent-steps/s':>16}{'x peer':>10}   ({args.rounds} rounds, "
+    print(f"{'environment':<40}{'agent-steps/s':>16}{'x peer':>10}   ({args.rounds} rounds, "
           f"medians)")
-    print(f"{'pettingzoo leduc_holdem_v4 (peer)':<34}{p:>16,.0f}{1.0:>10.2f}")
+    print(f"{'pettingzoo leduc_holdem_v4 (peer)':<40}{p:>16,.0f}{1.0:>10.2f}")
     for k in names:
         v = float(np.median(ours[k]))
-        print(f"{k:<34}{v:>16,.0f}{v / p:>10.2f}")
+        extra = ""
+        if k == recall:   # the same batch size with the compact encoder, same rounds
+            c = float(np.median(ours[f"truco_env vector N={args.recall_size}"]))
+            extra = f"   x compact {v / c:.2f}"
+        print(f"{k:<40}{v:>16,.0f}{v / p:>10.2f}{extra}")
 
 
 if __name__ == "__main__":

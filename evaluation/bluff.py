@@ -18,6 +18,12 @@ is the share of dealt hands that are weaker (half of the equal ones).
 * *Fold*: the call was answered no quiero (or mazo).  Points per call: the net points of the
   hand for the caller's team.  Every rate has a 95% Wilson interval
   (:func:`evaluation.stats.wilson`), every mean a t interval.
+
+:func:`bluff_claims` states the three claims a reviewer checks, per opponent: envido acceptance
+by envido points, truco / retruco call rates by strength quintile (the weak quintiles' rate is
+the bluff rate), and the net points and fold rate of calls with weak hands (strength percentile
+< :data:`WEAK_PCT`) against calls with strong ones; :func:`play_against` plays an agent against
+a list of opponents for them, :func:`analyse_records` replays records.
 """
 from __future__ import annotations
 
@@ -35,7 +41,7 @@ from truco_env.records import load_record
 from truco_env.rules import ACTION_ID
 from truco_env.strength import points_distributions, rank_key, strength_table
 
-from .stats import mean_interval, rate_bands, wilson
+from .stats import Z95, mean_interval, rate_bands, wilson
 
 # Decision contexts of the event log.
 CTX_FREE, CTX_TRUCO, CTX_ENVIDO, CTX_FLOR = 0, 1, 2, 3
@@ -401,3 +407,292 @@ def _hand_level(key, opportunity, called, x, bins) -> dict:
     xs = x[opportunity][first]
     made = np.isin(hk, key[called])
     return _binned(xs, np.ones(len(hk), bool), made, bins)
+
+
+# ============================================================================ the three claims
+#: Envido points bins of claim 1 (edges; the last bin is open): <=20, 21-23, 24-26, 27-29, 30+.
+CLAIM_ENVIDO_BINS = np.array([0, 21, 24, 27, 30, 99])
+CLAIM_ENVIDO_LABELS = ("<=20", "21-23", "24-26", "27-29", "30+")
+#: Strength-percentile bins of claims 2 and 3: quintiles of dealt hands (Q1 the weakest fifth).
+CLAIM_STRENGTH_BINS = np.linspace(0.0, 1.0, 6)
+#: *Weak* hand: strength percentile < WEAK_PCT (Q1-Q2, the weakest 40% of dealt hands); a
+#: truco-ladder call with one is a bluff.  *Strong* hand: percentile >= STRONG_PCT (Q4-Q5); a
+#: call with one is honest.  The middle quintile is neither.
+WEAK_PCT, STRONG_PCT = 0.4, 0.6
+FOLD_ACTIONS = (C.A_NO_QUIERO, C.A_MAZO)
+
+
+def _quintile_labels() -> tuple[str, ...]:
+    """``Q1 (s<0.20)`` ...: the strength at the quintile edges (no muestra)."""
+    s, pct = strength_table()
+    ok = ~np.isnan(pct)
+    cut = [float(s[ok][pct[ok] >= q].min()) for q in CLAIM_STRENGTH_BINS[1:-1]]
+    edges = ["0"] + [f"{c:.2f}" for c in cut] + ["1"]
+    return tuple(f"Q{i + 1} (s {edges[i]}-{edges[i + 1]})" for i in range(5))
+
+
+CLAIM_STRENGTH_LABELS = _quintile_labels()
+
+
+def _opponents(ev: dict) -> np.ndarray:
+    """The agent index of the other team in each event's game (the first agent seen there)."""
+    n = len(ev["gid"])
+    if n == 0:
+        return np.zeros(0, np.int64)
+    team = (ev["seat"] % 2).astype(np.int64)
+    key = ev["gid"].astype(np.int64) * 2 + team
+    uk, first = np.unique(key, return_index=True)
+    agent = ev["agent"].astype(np.int64)[first]
+    other = key ^ 1
+    pos = np.clip(np.searchsorted(uk, other), 0, len(uk) - 1)
+    found = uk[pos] == other
+    return np.where(found, agent[pos], -1)
+
+
+def _truco_answers(ev: dict) -> np.ndarray:
+    """For every truco-ladder call: the answer that decided it (quiero, no quiero, mazo or a
+    raise), skipping an envido or flor sung first; -1 for other events or no answer."""
+    n = len(ev["gid"])
+    out = np.full(n, -1, np.int64)
+    if n == 0:
+        return out
+    order = np.lexsort((ev["step"], ev["gid"]))
+    gid, hand, ctx, act = (ev[k][order].astype(np.int64) for k in ("gid", "hand_no", "ctx",
+                                                                    "action"))
+    call = (act >= C.A_TRUCO) & (act <= C.A_VALE4)
+    sung = (act >= C.A_ENVIDO) & (act <= C.A_ACHICO)
+    pending: dict[int, int] = {}
+    for i in range(n):
+        g = int(gid[i]) * 4096 + int(hand[i])
+        if ctx[i] == CTX_TRUCO and not sung[i] and g in pending:
+            out[order[pending.pop(g)]] = act[i]
+        if call[i]:
+            pending[g] = i
+    return out
+
+
+def _z_mean(x: np.ndarray) -> dict:
+    """Mean with the normal 95% interval mean +- 1.96 sd / sqrt(n) (NaN bounds when n < 2)."""
+    x = np.asarray(x, dtype=np.float64)
+    x = x[~np.isnan(x)]
+    n = len(x)
+    if n == 0:
+        return {"n": 0, "mean": float("nan"), "sd": float("nan"), "lo": float("nan"),
+                "hi": float("nan")}
+    m = float(x.mean())
+    if n == 1:
+        return {"n": 1, "mean": m, "sd": float("nan"), "lo": float("nan"), "hi": float("nan")}
+    sd = float(x.std(ddof=1))
+    half = Z95 * sd / np.sqrt(n)
+    return {"n": n, "mean": m, "sd": sd, "lo": m - half, "hi": m + half}
+
+
+def _contrast(b: dict) -> dict:
+    """Top non-empty bin against the bottom non-empty bin of a :func:`_binned` table:
+    ``diff`` of the rates and ``separated`` (the Wilson intervals do not overlap)."""
+    nz = [i for i, n in enumerate(b["n"]) if n > 0]
+    if len(nz) < 2:
+        return {"low_bin": None, "high_bin": None, "diff": float("nan"), "separated": False}
+    lo_i, hi_i = nz[0], nz[-1]
+    return {"low_bin": lo_i, "high_bin": hi_i, "diff": b["rate"][hi_i] - b["rate"][lo_i],
+            "separated": bool(b["lo"][hi_i] > b["hi"][lo_i])}
+
+
+def _claims_scope(ev: dict, sel: np.ndarray, net: np.ndarray, answer: np.ndarray) -> dict:
+    """The three claims over the decisions ``sel`` of one agent (definitions: module end)."""
+    act, ctx = ev["action"].astype(np.int64), ev["ctx"]
+    pct, e = ev["percentile"], ev["envido"].astype(np.int64)
+    out: dict[str, Any] = {"games": int(len(np.unique(ev["gid"][sel]))),
+                           "decisions": int(sel.sum())}
+    # 1. envido answers: accept = quiero or a raise (which accepts the call it answers)
+    ans = sel & (ctx == CTX_ENVIDO)
+    quiero = act == C.A_QUIERO
+    accept = quiero | ((act >= C.A_ENVIDO) & (act <= C.A_FALTA))
+    env = _binned(e, ans, accept, CLAIM_ENVIDO_BINS)
+    idx = np.clip(np.digitize(e, CLAIM_ENVIDO_BINS) - 1, 0, len(CLAIM_ENVIDO_BINS) - 2)
+    env["quiero_k"] = np.bincount(idx[ans & quiero], minlength=len(CLAIM_ENVIDO_LABELS)).tolist()
+    env["overall"] = _rate(int((ans & accept).sum()), int(ans.sum()))
+    env["contrast"] = _contrast(env)
+    out["envido_acceptance"] = env
+    # 2. truco (when open) and retruco (when it may raise: own turn or answering a truco)
+    weak, strong = pct < WEAK_PCT, pct >= STRONG_PCT
+    calls: dict[str, Any] = {}
+    for lvl, nm in ((1, "truco"), (2, "retruco")):
+        opp = sel & (ev["can_truco"] == lvl) & ((ctx == CTX_FREE) | (ctx == CTX_TRUCO))
+        hit = act == C.A_TRUCO + lvl - 1
+        d = _binned(pct, opp, hit, CLAIM_STRENGTH_BINS)
+        d["overall"] = _rate(int((opp & hit).sum()), int(opp.sum()))
+        d["bluff_rate"] = _rate(int((opp & hit & weak).sum()), int((opp & weak).sum()))
+        d["honest_rate"] = _rate(int((opp & hit & strong).sum()), int((opp & strong).sum()))
+        d["contrast"] = _contrast(d)
+        calls[nm] = d
+    out["truco_calls"] = calls
+    # 3. payoff of truco-ladder calls (own turn or raising), bluffs against honest calls
+    tcall = sel & (act >= C.A_TRUCO) & (act <= C.A_VALE4)
+    key = (ev["gid"].astype(np.int64) * 4096 + ev["hand_no"]) * 8 + ev["seat"]
+    payoff = {}
+    for kind, hand in (("bluff", weak), ("honest", strong)):
+        c = tcall & hand
+        answered = c & (answer >= 0)
+        fold = answered & np.isin(answer, FOLD_ACTIONS)
+        _, first = np.unique(key[c], return_index=True)
+        payoff[kind] = {"calls": int(c.sum()), "hands": int(len(first)),
+                        "points": _z_mean(net[c][first]),
+                        "fold": _rate(int(fold.sum()), int(answered.sum()))}
+    out["payoff"] = payoff
+    return out
+
+
+def bluff_claims(ev: dict, hands: dict, names: Sequence[str],
+                 agents: Sequence[int] | None = None) -> dict[str, Any]:
+    """The three claims a reviewer checks, per agent (``agents``: indices into ``names``,
+    default every agent with decisions), per opponent and over all opponents:
+
+    1. ``envido_acceptance``: P(accept | an envido-family call is pending and the agent
+       answers) by its envido points (:data:`CLAIM_ENVIDO_BINS`); accept = quiero or a raise.
+    2. ``truco_calls``: P(call truco | truco is open on its turn) and P(call retruco | it may
+       raise, on its turn or answering a truco) by strength quintile; ``bluff_rate`` over the
+       weak quintiles (percentile < :data:`WEAK_PCT`), ``honest_rate`` over the strong ones.
+    3. ``payoff``: truco-ladder calls (truco, retruco, vale cuatro, on its turn or as a raise)
+       with a weak hand (``bluff``) or a strong one (``honest``): the net points of the hand
+       for the caller's team, one value per hand and seat (mean +- 1.96 sd / sqrt(n)), and
+       the fold rate (answer no quiero or mazo) over the answered calls.
+
+    Rates carry 95% Wilson intervals.  Each agent's entry: ``opponents`` and ``scopes`` (one
+    per opponent, then ``all opponents`` when there are several), each from
+    :func:`_claims_scope`.
+    """
+    ev = {k: np.asarray(v) for k, v in ev.items()}
+    net = _join_hand_points(ev, hands)
+    answer = _truco_answers(ev)
+    opp = _opponents(ev)
+    if agents is None:
+        agents = [a for a in range(len(names)) if (ev["agent"] == a).any()]
+    out: dict[str, Any] = {"agents": {}, "definitions": {
+        "envido_bins": CLAIM_ENVIDO_BINS.tolist(), "envido_labels": list(CLAIM_ENVIDO_LABELS),
+        "strength_bins": CLAIM_STRENGTH_BINS.tolist(),
+        "strength_labels": list(CLAIM_STRENGTH_LABELS),
+        "weak": f"strength percentile < {WEAK_PCT} (Q1-Q2)",
+        "strong": f"strength percentile >= {STRONG_PCT} (Q4-Q5)",
+        "weak_pct": WEAK_PCT, "strong_pct": STRONG_PCT,
+        "fold": "the call was answered no quiero or mazo",
+        "points": "net points of the hand for the caller's team, one value per hand and seat; "
+                  "mean +- 1.96 sd / sqrt(n)"}}
+    for a in agents:
+        me = ev["agent"] == a
+        opps = [int(o) for o in np.unique(opp[me]) if o >= 0]
+        scopes = [{"label": f"vs {names[o]}", "opponent": names[o],
+                   **_claims_scope(ev, me & (opp == o), net, answer)} for o in opps]
+        if len(opps) != 1:
+            scopes.append({"label": "all opponents", "opponent": None,
+                           **_claims_scope(ev, me, net, answer)})
+        out["agents"][names[a]] = {"opponents": [names[o] for o in opps], "scopes": scopes}
+    return out
+
+
+# ============================================================================ played and replayed
+def claim_labels(spec: str, opponents: Sequence[str]) -> list[str]:
+    """Distinct labels: the agent's spec, then each opponent's (``SPEC (opponent)`` when it is
+    the agent's own spec, ``#2``... for repeats)."""
+    labels = [spec]
+    for o in opponents:
+        lab = f"{o} (opponent)" if o == spec else o
+        base, i = lab, 2
+        while lab in labels:
+            lab, i = f"{base}#{i}", i + 1
+        labels.append(lab)
+    return labels
+
+
+def _play_chunk(args: tuple) -> tuple:
+    """Duplicate pairs ``lo..hi`` of the agent (index 0) against opponent ``p_idx`` (index
+    ``p_idx + 1``), logged (runs in a worker process)."""
+    from .tournament import load_agent, play_duplicate
+    p_idx, spec, opp_spec, lo, hi, cfg, seed, gid_span = args
+    agent_seed = seed * 1_000_003 + p_idx * 10_007 + lo
+    log = EventLog()
+    res = play_duplicate(load_agent(spec, agent_seed), load_agent(opp_spec, agent_seed + 1),
+                         range(lo, hi), cfg, seed, log=log, agent_ids=(0, p_idx + 1))
+    ev, hands = log.tables()
+    ev["gid"] = ev["gid"] + p_idx * gid_span
+    hands["gid"] = hands["gid"] + p_idx * gid_span
+    return p_idx, lo, res, ev, hands
+
+
+def play_against(spec: str, opponents: Sequence[str], matches: int, cfg: Any, seed: int = 0,
+                 workers: int | None = None, progress: bool = True) -> dict[str, Any]:
+    """Bluff analytics and the three claims of ``spec`` from ``matches`` duplicate pairs
+    against each opponent (default: itself, as a separate copy).  Every opponent sees the
+    same deal sequence (:class:`truco_env.game.DuplicateDeals` from ``seed``).
+
+    Returns :func:`bluff_analytics` of every agent plus ``claims`` (:func:`bluff_claims` of
+    the agent), ``matches`` (the agent's win rate and points per hand against each opponent,
+    :func:`evaluation.tournament.summarize_pair`) and ``config``.
+    """
+    from .tournament import _chunks, _worker_init, load_agent, summarize_pair
+    opponents = list(opponents) or [spec]
+    names = claim_labels(spec, opponents)
+    rules = cfg.ruleset()
+    for s in [spec, *opponents]:
+        load_agent(s, 0)  # fail fast on a bad spec
+    workers = workers or os.cpu_count() or 1
+    gid_span = 2 * matches + 2
+    tasks = [(p, spec, o, lo, hi, cfg, seed, gid_span) for p, o in enumerate(opponents)
+             for lo, hi in _chunks(matches, workers)]
+    bar = None
+    if progress:
+        import sys
+        from tqdm import tqdm
+        bar = tqdm(total=len(opponents) * matches, unit="pair", desc="duplicate pairs",
+                   dynamic_ncols=True, file=sys.stderr)
+    results = []
+    if workers <= 1 or len(tasks) == 1:
+        it = map(_play_chunk, tasks)
+        pool = None
+    else:
+        import multiprocessing as mp
+        pool = mp.get_context("spawn").Pool(min(workers, len(tasks)), initializer=_worker_init)
+        it = pool.imap_unordered(_play_chunk, tasks)
+    try:
+        for r in it:
+            results.append(r)
+            if bar is not None:
+                bar.update(len(r[2]["match"]) // 2)
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+        if bar is not None:
+            bar.close()
+    results.sort(key=lambda r: (r[0], r[1]))
+    ev = concat_tables([r[3] for r in results], EVENT_FIELDS)
+    hands = concat_tables([r[4] for r in results], HAND_FIELDS)
+    pairs = []
+    for p, o in enumerate(opponents):
+        parts = [r[2] for r in results if r[0] == p]
+        res = {k: np.concatenate([x[k] for x in parts]) for k in parts[0]}
+        pairs.append({"agent": spec, "opponent": names[p + 1], **summarize_pair(res)})
+    out = bluff_analytics(ev, hands, names)
+    out["claims"] = bluff_claims(ev, hands, names, agents=[0])
+    out["matches"] = pairs
+    out["config"] = {"agent": spec, "opponents": names[1:], "players": cfg.players,
+                     "rules": cfg.rules, "target": rules.target, "flor": rules.flor,
+                     "matches_per_opponent": matches, "seed": seed}
+    return out
+
+
+def analyse_records(paths: Sequence[str]) -> tuple[dict[str, Any], int]:
+    """Bluff analytics and the three claims (every agent) of the match records in ``paths``
+    (:func:`load_records`); agents are the records' ``agents`` names, else ``team 0/1``.
+    Returns ``(result, number of records)``."""
+    recs = load_records(paths)
+    names = sorted({a for r in recs for a in r.get("agents") or []}) or ["team 0", "team 1"]
+
+    def agent_of(rec: dict, seat: int) -> int:
+        ag = rec.get("agents")
+        return names.index(ag[seat]) if ag else seat % 2
+
+    ev, hands = events_from_records(recs, agent_of=agent_of).tables()
+    out = bluff_analytics(ev, hands, names)
+    out["claims"] = bluff_claims(ev, hands, names)
+    return out, len(recs)

@@ -419,12 +419,274 @@ def plot_bluff(b: dict, folder: Path) -> list[str]:
 
 
 def write_bluff(b: dict, folder: Path, header: str) -> str:
-    files = plot_bluff(b, folder)
+    """Bluff report; with ``b["claims"]`` (:func:`evaluation.bluff.bluff_claims`) the three
+    claims come first: tables, ``bluff_claims.csv`` and :data:`CLAIM_PLOTS`.  The files written
+    are listed in ``b["files"]``."""
+    claims = b.get("claims")
+    files = plot_claims(claims, folder) if claims else []
+    files += plot_bluff(b, folder)
     write_csv(folder / "bluff.csv", bluff_rows(b))
-    write_json(folder / "bluff.json", {**b, "files": files})
-    md = header + "\n\n" + bluff_markdown(b) + "\n"
+    if claims:
+        write_csv(folder / "bluff_claims.csv", claims_rows(claims))
+        files.append("bluff_claims.csv")
+    b["files"] = files
+    write_json(folder / "bluff.json", b)
+    parts = [header]
+    if b.get("matches"):
+        parts.append(matches_markdown(b["matches"]))
+    if claims:
+        parts.append(claims_markdown(claims, level=2))
+    parts.append(bluff_markdown(b, level=2 if claims else 1))
+    md = "\n\n".join(parts) + "\n"
     (folder / "report.md").write_text(md)
     return md
+
+
+# ---------------------------------------------------------------------------- the three claims
+CLAIM_PLOTS = ("bluff_claim1_envido_acceptance.png", "bluff_claim2_truco_calls.png",
+               "bluff_claim3_bluff_payoff.png")
+
+
+def _ci(r: dict, value: str = "rate", fmt=None) -> str:
+    """``value [lo, hi] (n=N)``, or ``n/a (n=0)``."""
+    fmt = fmt or _pct
+    if not r["n"]:
+        return "n/a (n=0)"
+    lo, hi = r.get("lo"), r.get("hi")
+    band = f" [{fmt(lo)}, {fmt(hi)}]" if lo is not None and hi is not None and \
+        math.isfinite(lo) and math.isfinite(hi) else ""
+    return f"{fmt(r[value])}{band} (n={r['n']})"
+
+
+def _bin_cell(d: dict, i: int) -> str:
+    return _ci({k: d[k][i] for k in ("rate", "lo", "hi", "n")})
+
+
+def _series(claims: dict) -> list[tuple[str, dict]]:
+    """``(label, scope)`` of every agent's scopes (the agent named when there are several)."""
+    many = len(claims["agents"]) > 1
+    return [(f"{name} {s['label']}" if many else s["label"], s)
+            for name, c in claims["agents"].items() for s in c["scopes"]]
+
+
+def matches_markdown(pairs: list[dict]) -> str:
+    lines = ["| agent | opponent | matches | win rate | 95% CI | net points/hand | 95% CI |",
+             "|---|---|---:|---:|---|---:|---|"]
+    for p in pairs:
+        lines.append(f"| {p['agent']} | {p['opponent']} | {p['matches']} | "
+                     f"{_pct(p['win_rate'])} | {_pct(p['win_lo'])} – {_pct(p['win_hi'])} | "
+                     f"{_num(p['net_per_hand'])} | {_num(p['net_lo'])} – {_num(p['net_hi'])} |")
+    return "\n".join(lines)
+
+
+def claims_markdown(claims: dict, level: int = 2) -> str:
+    """The three claims as tables (one row per opponent, then all opponents)."""
+    h = "#" * level
+    d = claims["definitions"]
+    series = _series(claims)
+    el, sl = d["envido_labels"], d["strength_labels"]
+    lines = [f"{h} Bluffing, shown: the three claims", "",
+             f"*Hand strength*: P(the dealt hand wins against a random hand), its *percentile* "
+             f"the share of dealt hands that are weaker; Q1-Q5 are its quintiles (Q1 the "
+             f"weakest fifth; s = strength at the edges, no muestra).  *Weak* hand: "
+             f"{d['weak']}; *strong*: {d['strong']}.  A truco-ladder call with a weak hand is "
+             f"a *bluff*, with a strong one *honest*.  Rates: 95% Wilson intervals; points: "
+             f"{d['points']}.", "",
+             f"{h}# 1. Envido acceptance rises with envido points", "",
+             "P(accept | an envido, real envido or falta envido is pending and the agent "
+             "answers), by the agent's envido points; accept = quiero or a raise (a raise "
+             "accepts the call it answers).  *top - bottom*: the highest non-empty bin's rate "
+             "minus the lowest's (*separated*: their intervals do not overlap).", "",
+             "| opponent | " + " | ".join(el) + " | all | top - bottom |",
+             "|---|" + "---:|" * (len(el) + 2)]
+    for lab, s in series:
+        e = s["envido_acceptance"]
+        lines.append(f"| {lab} | " + " | ".join(_bin_cell(e, i) for i in range(len(el)))
+                     + f" | {_ci(e['overall'])} | {_contrast_text(e['contrast'])} |")
+    lines += ["", f"{h}# 2. Truco and retruco calls depend on the hand", "",
+              "Call rate by strength quintile: *truco* = P(call truco | truco is open on the "
+              "agent's turn), *retruco* = P(call retruco | it may raise to retruco, on its turn "
+              "or answering a truco); one count per decision.  The *bluff rate* is the rate "
+              f"over the weak quintiles (Q1-Q2), the *honest rate* over the strong ones "
+              f"(Q4-Q5).", "",
+              "| call | opponent | " + " | ".join(sl) + " | bluff rate (Q1-Q2) | "
+              "honest rate (Q4-Q5) | top - bottom |",
+              "|---|---|" + "---:|" * (len(sl) + 3)]
+    for call in ("truco", "retruco"):
+        for lab, s in series:
+            t = s["truco_calls"][call]
+            lines.append(f"| {call} | {lab} | "
+                         + " | ".join(_bin_cell(t, i) for i in range(len(sl)))
+                         + f" | {_ci(t['bluff_rate'])} | {_ci(t['honest_rate'])} | "
+                         f"{_contrast_text(t['contrast'])} |")
+    lines += ["", f"{h}# 3. Do bluffs win points?", "",
+              "Truco, retruco and vale cuatro calls (on the agent's turn or as a raise) with a "
+              "weak hand (*bluff*) and, as the reference, with a strong hand (*honest*).  "
+              "*Net points*: the hand's points for the caller's team minus the opponents', one "
+              "value per hand in which the agent made such a call (mean, 95% CI = mean +- "
+              "1.96 sd / sqrt(n)).  *Fold rate*: share of the answered calls that the "
+              "opponent answered no quiero (or mazo).", "",
+              "| opponent | call | calls | hands | net points per hand | 95% CI | fold rate | "
+              "95% CI | answered |", "|---|---|---:|---:|---:|---|---:|---|---:|"]
+    for lab, s in series:
+        for kind in ("bluff", "honest"):
+            p = s["payoff"][kind]
+            pt, fd = p["points"], p["fold"]
+            pci = (f"{_num(pt['lo'])} – {_num(pt['hi'])}" if pt["n"] > 1 else "n/a")
+            fci = f"{_pct(fd['lo'])} – {_pct(fd['hi'])}" if fd["n"] else "n/a"
+            lines.append(f"| {lab} | {kind} | {p['calls']} | {p['hands']} | "
+                         f"{_num(pt['mean']) if pt['n'] else 'n/a'} | {pci} | "
+                         f"{_pct(fd['rate']) if fd['n'] else 'n/a'} | {fci} | {fd['n']} |")
+    lines += ["", "Plots: " + ", ".join(f"`{f}`" for f in CLAIM_PLOTS) + "; numbers: "
+              "`bluff_claims.csv`, `bluff.json` (`claims`)."]
+    return "\n".join(lines)
+
+
+def _contrast_text(c: dict) -> str:
+    if c["low_bin"] is None:
+        return "n/a"
+    return f"{100 * c['diff']:+.1f} pp{' (separated)' if c['separated'] else ''}"
+
+
+def claims_rows(claims: dict) -> list[dict]:
+    """One CSV row per agent, scope, claim and bin (rates with Wilson bounds; payoff rows:
+    mean net points with its bounds and the fold rate)."""
+    d = claims["definitions"]
+    rows: list[dict] = []
+
+    def row(agent, scope, claim, group, bin_, r, value="rate", extra=None):
+        rows.append({"agent": agent, "scope": scope, "claim": claim, "group": group,
+                     "bin": bin_, "value": r[value], "lo": r["lo"], "hi": r["hi"], "n": r["n"],
+                     "k": r.get("k", ""), **(extra or {"calls": "", "fold_rate": "",
+                                                       "fold_lo": "", "fold_hi": "",
+                                                       "answered": ""})})
+
+    for name, c in claims["agents"].items():
+        for s in c["scopes"]:
+            e = s["envido_acceptance"]
+            for i, lab in enumerate(d["envido_labels"]):
+                row(name, s["label"], "1_envido_acceptance", "accept", lab,
+                    {k: e[k][i] for k in ("rate", "lo", "hi", "n", "k")})
+            row(name, s["label"], "1_envido_acceptance", "accept", "all", e["overall"])
+            for call in ("truco", "retruco"):
+                t = s["truco_calls"][call]
+                for i, lab in enumerate(d["strength_labels"]):
+                    row(name, s["label"], "2_call_rate", call, lab,
+                        {k: t[k][i] for k in ("rate", "lo", "hi", "n", "k")})
+                row(name, s["label"], "2_call_rate", call, "bluff rate (Q1-Q2)", t["bluff_rate"])
+                row(name, s["label"], "2_call_rate", call, "honest rate (Q4-Q5)",
+                    t["honest_rate"])
+            for kind in ("bluff", "honest"):
+                p = s["payoff"][kind]
+                f = p["fold"]
+                row(name, s["label"], "3_payoff", kind, "net points per hand", p["points"],
+                    value="mean", extra={"calls": p["calls"], "fold_rate": f["rate"],
+                                         "fold_lo": f["lo"], "fold_hi": f["hi"],
+                                         "answered": f["n"]})
+    return rows
+
+
+def _save_atomic(fig, path: Path) -> None:
+    """Write the figure to a temporary file in the same folder, then rename it into place (a
+    reader never sees a half-written PNG)."""
+    import os
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fig.savefig(tmp, dpi=100, format="png")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def plot_claims(claims: dict, folder: Path) -> list[str]:
+    """:data:`CLAIM_PLOTS`: one figure per claim, every opponent a series (all opponents in
+    black), 95% intervals as error bars."""
+    plt = _plt()
+    d = claims["definitions"]
+    series = _series(claims)
+    S = max(len(series), 1)
+    colors = [("black" if s["opponent"] is None else plt.cm.tab10(i % 10))
+              for i, (_, s) in enumerate(series)]
+    off = (np.arange(S) - (S - 1) / 2) * min(0.12, 0.6 / S)
+
+    def lines(ax, labels, get, ylabel):
+        x = np.arange(len(labels))
+        for j, (lab, s) in enumerate(series):
+            b = get(s)
+            n = np.asarray(b["n"], dtype=float)
+            p, lo, hi = (np.where(n > 0, np.asarray(b[k], dtype=float), np.nan)
+                         for k in ("rate", "lo", "hi"))
+            err = np.nan_to_num(np.maximum(np.stack([p - lo, hi - p]), 0))
+            ax.errorbar(x + off[j], p, yerr=err, marker="o", ms=4, capsize=3, color=colors[j],
+                        lw=2.2 if s["opponent"] is None else 1.2, label=lab)
+        ax.set_xticks(x, labels, rotation=15 if len(labels[0]) > 6 else 0, fontsize=8)
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="upper left")
+
+    files = []
+    fig, ax = plt.subplots(figsize=(8, 4.6))
+    lines(ax, d["envido_labels"], lambda s: s["envido_acceptance"],
+          "P(quiero or raise | answering an envido)")
+    ax.set_xlabel("the agent's envido points")
+    ax.set_title("Claim 1: envido acceptance rises with envido points (95% Wilson)")
+    fig.tight_layout()
+    _save_atomic(fig, folder / CLAIM_PLOTS[0])
+    plt.close(fig)
+    files.append(CLAIM_PLOTS[0])
+
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    n_weak = int(round(d["weak_pct"] * (len(d["strength_bins"]) - 1)))
+    for ax, call, what in ((axes[0], "truco", "P(call truco | truco open on its turn)"),
+                           (axes[1], "retruco", "P(call retruco | it may raise)")):
+        ax.axvspan(-0.5, n_weak - 0.5, color="tab:red", alpha=0.07,
+                   label="weak hands: the bluff rate")
+        lines(ax, d["strength_labels"], lambda s, c=call: s["truco_calls"][c], what)
+        ax.set_xlabel("hand strength quintile of dealt hands")
+        ax.set_title(call)
+    fig.suptitle("Claim 2: truco and retruco calls depend on the hand (95% Wilson)")
+    fig.tight_layout()
+    _save_atomic(fig, folder / CLAIM_PLOTS[1])
+    plt.close(fig)
+    files.append(CLAIM_PLOTS[1])
+
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    kinds = ("bluff", "honest")
+    w = 0.8 / S
+    for j, (lab, s) in enumerate(series):
+        x = np.arange(len(kinds)) + (j - (S - 1) / 2) * w
+        for ax, stat, get in ((axes[0], "mean", lambda k: s["payoff"][k]["points"]),
+                              (axes[1], "rate", lambda k: s["payoff"][k]["fold"])):
+            vals = [get(k) for k in kinds]
+            v = np.array([r[stat] if r["n"] else np.nan for r in vals], dtype=float)
+            lo = np.array([r["lo"] for r in vals], dtype=float)
+            hi = np.array([r["hi"] for r in vals], dtype=float)
+            err = np.nan_to_num(np.maximum(np.stack([v - lo, hi - v]), 0), posinf=0)
+            ax.bar(x, np.nan_to_num(v), w, color=colors[j], label=lab, yerr=err, capsize=3,
+                   alpha=0.85)
+            top = np.where(np.isfinite(hi), hi, np.nan_to_num(v))
+            for xi, yi, r in zip(x, top, vals):
+                ax.annotate(f"n={r['n']}", (xi, max(float(yi), 0.0)), ha="center",
+                            va="bottom", fontsize=6, xytext=(0, 2), textcoords="offset points")
+    labels = [f"bluff ({d['weak'].split('(')[-1].rstrip(')')} hands)",
+              f"honest ({d['strong'].split('(')[-1].rstrip(')')} hands)"]
+    for ax, yl, t in ((axes[0], "net points of the hand for the caller's team",
+                       "Points per hand with such a call (mean, 95% CI)"),
+                      (axes[1], "share of answered calls folded (no quiero / mazo)",
+                       "Fold rate induced (95% Wilson)")):
+        ax.set_xticks(np.arange(len(kinds)), labels)
+        ax.set_ylabel(yl)
+        ax.set_title(t, fontsize=10)
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.legend(fontsize=7)
+    axes[1].set_ylim(0, 1)
+    fig.suptitle("Claim 3: do bluffs win points against each opponent?")
+    fig.tight_layout()
+    _save_atomic(fig, folder / CLAIM_PLOTS[2])
+    plt.close(fig)
+    files.append(CLAIM_PLOTS[2])
+    return files
 
 
 

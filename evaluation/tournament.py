@@ -36,7 +36,6 @@ import numpy as np
 import agents
 from truco_env.game import DuplicateDeals, Matches
 from truco_env.loop import play, team_seating
-from truco_env.observe import COMPACT_SIZE, INFOSTATE_SIZE
 from truco_env.rules import RuleSet, get_rules
 
 from .bluff import EVENT_FIELDS, HAND_FIELDS, EventLog, bluff_analytics, concat_tables
@@ -46,16 +45,11 @@ from .stats import duplicate_win_interval, effective_n, mean_interval, win_rate
 
 # ============================================================================ agents and games
 def load_agent(spec: Any, seed: int | None = None) -> agents.Agent:
-    """``agents.load`` for unattended matches: ``human`` is refused, and a checkpoint whose
-    network fits neither observation layout fails here with a clear message."""
+    """``agents.load`` for unattended matches: ``human`` is refused (a checkpoint whose network
+    fits no observation layout fails in :mod:`agents.ppo_policy` with a clear message)."""
     if isinstance(spec, str) and spec.strip().split(":")[0] == "human":
         raise ValueError("agent spec 'human' cannot play unattended evaluation matches")
-    agent = agents.load(spec, seed=seed)
-    size = getattr(agent, "obs_size", None)
-    if size is not None and size not in (COMPACT_SIZE, INFOSTATE_SIZE):
-        raise ValueError(f"{agent_name(agent)} expects observations of size {size}, but the "
-                         f"environment's are {COMPACT_SIZE} (compact) or {INFOSTATE_SIZE} "
-                         f"(infostate); was it trained on an older observation layout?")
+    agent = agents.load(spec, seed=seed)   # a checkpoint of an unknown layout fails there
     return agent
 
 

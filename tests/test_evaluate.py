@@ -318,6 +318,10 @@ def test_bluff_from_records(tmp_path):
     assert set(data["agents"]) == {"heuristic", "random"}
     assert data["agents"]["heuristic"]["decisions"] > 0
     assert (out / "bluff_rates.png").is_file()
+    # the three claims, for every agent of the records, against the other
+    assert set(data["claims"]["agents"]) == {"heuristic", "random"}
+    assert [s["label"] for s in data["claims"]["agents"]["heuristic"]["scopes"]] == ["vs random"]
+    assert all((out / f).is_file() for f in report.CLAIM_PLOTS)
     # every recorded action is one logged decision, every recorded hand one hand result
     ev, hands = bluff.events_from_records(recs).tables()
     assert len(ev["gid"]) == sum(len(h["actions"]) for r in recs for h in r["hands"])

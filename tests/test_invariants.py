@@ -138,7 +138,7 @@ def test_points_rewards_are_zero_sum_and_match_score():
             assert total[a] == pytest.approx(diff if i % 2 == 0 else -diff)
 
 
-@pytest.mark.parametrize("kind", ["compact", "infostate"])
+@pytest.mark.parametrize("kind", ["compact", "infostate", "recall"])
 @pytest.mark.parametrize("players", [2, 4])
 def test_no_information_leak_swapping_hidden_cards(kind, players):
     """Swap an opponent's unplayed cards: the observer's observation must not change."""

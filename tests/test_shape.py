@@ -7,7 +7,7 @@ the AEC env through whole matches (issue 9, item 8).
 * ``reward="points"``: every seat's reward is its team's hand points minus the other's, and
   ``info["hand_points"]`` equals the score change and the points events of the final state.
 * The vector env and the AEC env give the same observation and mask to the player to act at
-  every step of the same match (2, 4, 6 players, both encoders).
+  every step of the same match (2, 4, 6 players, every encoder).
 """
 import numpy as np
 import pytest
@@ -140,7 +140,7 @@ AGREE_CONFIGS = [dict(players=2), dict(players=2, rules="uruguayo"),
                  dict(players=6), dict(players=6, rules="uruguayo")]
 
 
-@pytest.mark.parametrize("observation", ["compact", "infostate"])
+@pytest.mark.parametrize("observation", ["compact", "infostate", "recall"])
 @pytest.mark.parametrize("cfg", AGREE_CONFIGS,
                          ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
 def test_vector_and_aec_agree_through_whole_matches(cfg, observation):

@@ -23,7 +23,7 @@ from training.config import FIELDS, ConfigError, make_config, read_yaml  # noqa:
 
 ROOT = Path(__file__).resolve().parents[1]
 
-TINY = {"num_envs": 64, "num_steps": 16, "hidden": [32], "minibatch_size": 512,
+TINY = {"num_envs": 64, "num_steps": 16, "hidden": [32], "critic_hidden": [32], "minibatch_size": 512,
         "update_epochs": 1, "eval_every": 0, "final_eval_games": 16, "progress": False,
         "tensorboard": False, "checkpoint_every": 1, "snapshot_every": 1, "threads": 1,
         "device": "cpu"}
@@ -61,7 +61,10 @@ def test_short_run_writes_outputs_and_a_loadable_checkpoint(tmp_path):
     assert not list(run_dir.rglob("*.tmp")), "a temporary file was left"
     s = summary(run_dir)
     assert s["global_step"] >= 3000
-    assert set(s["win_rate"]) == {"heuristic", "random"}
+    from agents import zoo
+    from training.logger import short_name
+    assert set(s["win_rate"]) == {"heuristic", "random",
+                                  *(short_name(x) for x in zoo.heldout_specs())}
     for r in s["win_rate"].values():  # the Wilson interval of evaluation.stats.win_rate
         assert r["low"] <= r["win_rate"] <= r["high"] and r["matches"] == 16
     rows = list(csv.DictReader(open(run_dir / "metrics.csv")))
@@ -72,7 +75,7 @@ def test_short_run_writes_outputs_and_a_loadable_checkpoint(tmp_path):
 
     # The checkpoint plays: from the run folder, the file, and through agents.load.
     from truco_env import VectorTrucoEnv
-    venv = VectorTrucoEnv(8, seed=0)
+    venv = VectorTrucoEnv(8, seed=0, observation="recall")    # train.py's default encoder
     obs, _ = venv.reset()
     for agent in (PolicyAgent.load(run_dir, seed=0),
                   PolicyAgent.load(run_dir / "checkpoints" / "latest.pt", greedy=True)):
@@ -90,12 +93,12 @@ def test_resume_continues_the_step_count(tmp_path):
     first = summary(run_dir)
     ckpt = load_checkpoint(run_dir)
     assert ckpt["global_step"] == first["global_step"] == 2048
-    pool_before = len(ckpt["pool"]["snapshots"])
+    pool_before = len(ckpt["pool"]["recent"]) + len(ckpt["pool"]["reservoir"])
     out = train_py("--resume", str(run_dir), "total_steps=4096", "progress=false")
     assert out.returncode == 0, out.stderr
     ckpt = load_checkpoint(run_dir)
     assert ckpt["global_step"] == 4096 and ckpt["iteration"] == 4
-    assert len(ckpt["pool"]["snapshots"]) >= pool_before
+    assert len(ckpt["pool"]["recent"]) + len(ckpt["pool"]["reservoir"]) >= pool_before
     steps = [int(r["global_step"]) for r in csv.DictReader(open(run_dir / "metrics.csv"))]
     assert steps == [1024, 2048, 3072, 4096]
     assert not (tmp_path / "t-1").exists(), "resume must reuse the run folder"
@@ -107,7 +110,8 @@ def test_the_run_says_where_it_writes_then_prints_each_evaluation(tmp_path, prog
     terminal as here) each periodic evaluation prints one line: step, SPS, win rates with their
     95% interval, elapsed time."""
     out = run_process(tmp_path, total_steps=3072, num_envs=64, num_steps=16, eval_every=1,
-                      eval_games=16, final_eval_games=0, progress=progress == "true")
+                      eval_games=16, final_eval_games=0, progress=progress == "true",
+                      eval_heldout=False)
     lines = out.stdout.splitlines()
     assert lines[0] == f"run folder: {tmp_path / 't'}/ (config.yaml, metrics.csv, " \
         "checkpoints/latest.pt; summary.json and summary.md at the end)", lines[0]

@@ -58,8 +58,10 @@ def _learner_run(seed, learner_seed, **kw):
 def _direct_run(seed, learner_actions, opponent, partner, seat, **env_kwargs):
     """The same match played directly on the AEC env; learner reward per own transition.
 
-    Seeds are drawn as SingleAgentEnv draws them, including its re-deal when an episode ends
-    before the learner acts (a partner's falta envido can end a match at once).
+    Seeds, the (unused) seat draw and the first mano are drawn as SingleAgentEnv draws them,
+    including its re-deal when an episode ends before the learner acts (a partner's falta
+    envido can end a match at once); rewards before the learner's first decision go with its
+    first transition.
     """
     rng, _ = seeding.np_random(seed)
     players = env_kwargs.get("players", 2)
@@ -67,11 +69,13 @@ def _direct_run(seed, learner_actions, opponent, partner, seat, **env_kwargs):
     me = f"player_{seat}"
     while True:
         seeds = rng.integers(0, 2**31 - 1, size=1 + len(others))
+        _, mano = rng.integers(0, players, 2)
         env = truco_env.env(**env_kwargs)
-        env.reset(seed=int(seeds[0]))
+        env.reset(seed=int(seeds[0]), options={"mano": int(mano)})
         bots = {f"player_{s}": agents.load(partner if s % 2 == seat % 2 else opponent,
                                            seed=int(bs)) for s, bs in zip(others, seeds[1:])}
         rewards: list[float] = []
+        before = 0.0   # the learner's rewards before its first decision
         it = iter(learner_actions)
         for name in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
@@ -79,12 +83,14 @@ def _direct_run(seed, learner_actions, opponent, partner, seat, **env_kwargs):
                 env.step(None)
                 continue
             if name == me:
-                rewards.append(0.0)
+                rewards.append(before if not rewards else 0.0)
                 env.step(next(it))
             else:
                 env.step(bots[name].act(obs, env.unwrapped.view(name)))
             if rewards:  # every step's reward of the learner goes to its latest transition
                 rewards[-1] += env.unwrapped.rewards[me]
+            else:
+                before += env.unwrapped.rewards[me]
         if rewards:
             return rewards, env
 
@@ -104,9 +110,9 @@ def test_rewards_match_a_direct_play(players, seat, reward):
     if reward == "match":
         mine, theirs = score[seat % 2], score[1 - seat % 2]
         assert rewards[-1] == (1.0 if mine > theirs else -1.0)
-    elif players == 2:
-        # Against the heuristic (never the mazo) the learner acts in every hand, so its
-        # points rewards add up to the final score difference from its side.
+    else:
+        # Every hand's points reach the learner (those before its first decision with its
+        # first step), so its points rewards add up to the final score difference.
         assert sum(rewards) == score[seat % 2] - score[1 - seat % 2]
 
 

@@ -54,6 +54,14 @@ class Config:
                                     "from heuristic hands; 0 at the end, so it telescopes)")
     score_reward: float = _f(0.0, "shaping: add this times (points won - points conceded) / "
                                   "target to the match reward of +1/-1")
+    observation: str = _f("recall", "the policy's encoder (truco_env.observe): recall (perfect "
+                                    "recall: who played which card, the calls in order), compact "
+                                    "or infostate", choices=("recall", "compact", "infostate"))
+    critic: str = _f("privileged", "value function: privileged (a separate network that also "
+                                   "sees every hand, training only; the policy never does) or "
+                                   "shared (a value head on the policy's trunk)",
+                     choices=("privileged", "shared"))
+    critic_hidden: list = _f([256, 128], "hidden layer widths of the privileged critic")
     # --- PPO
     num_envs: int = _f(1024, "games stepped together")
     num_steps: int = _f(32, "environment steps per game per rollout")
@@ -75,20 +83,32 @@ class Config:
     self_play_frac: float = _f(0.3, "fraction of matches where every seat is the learner")
     pool_weight: float = _f(0.3, "weight of past snapshots among the other matches")
     heuristic_weight: float = _f(0.6, "weight of the heuristic baseline among the other matches")
+    styles_weight: float = _f(0.0, "weight of the training styles of agents.zoo (heuristic "
+                                   "variants; the held-out ones are never trained against)")
     random_weight: float = _f(0.1, "weight of the random baseline among the other matches")
     opponent: str = _f("", "an extra fixed opponent, an agents.load spec (e.g. "
                            "checkpoint:runs/x or heuristic:bluff=0.3); '' = none")
     opponent_weight: float = _f(0.0, "weight of `opponent` among the other matches (with "
                                      "self_play_frac=0 and the other weights 0 this trains a "
                                      "best response: evaluate.py exploit)")
-    pool_size: int = _f(8, "past snapshots kept in the pool (oldest dropped)")
+    pool_size: int = _f(8, "past snapshots kept in the pool: the pool_recent newest and a "
+                           "uniform (reservoir) sample of all older ones")
+    pool_recent: int = _f(2, "newest snapshots always kept in the pool")
     snapshot_every: int = _f(10, "iterations between snapshots added to the pool")
     pfsp_power: float = _f(1.0, "prioritised fictitious self-play: snapshot weight "
                                 "(1 - win rate)^p (0 = uniform)")
+    pfsp_decay: float = _f(0.98, "per iteration, past results count this much less in PFSP's "
+                                 "win rates (1 = never forget)")
     # --- evaluation, checkpoints
     eval_every: int = _f(10, "iterations between evaluations (0 = only at the end)")
-    eval_games: int = _f(256, "matches per opponent in a periodic evaluation")
-    final_eval_games: int = _f(1000, "matches per opponent in the final summary")
+    eval_games: int = _f(256, "matches per opponent in a periodic evaluation (duplicate pairs "
+                              "on fixed deals: the same deals at every evaluation)")
+    eval_heldout: bool = _f(True, "evaluate against agents.zoo's held-out styles and the "
+                                  "previous evaluation's policy too (else heuristic and random)")
+    final_eval_games: int = _f(800, "matches per opponent in the final summary (duplicate "
+                                    "pairs)")
+    exploit_budget: float = _f(0.0, "seconds of a best response trained against the final "
+                                    "policy (evaluate.py exploit) for the summary (0 = none)")
     eval_greedy: bool = _f(False, "evaluate the argmax policy instead of sampling")
     checkpoint_every: int = _f(10, "iterations between checkpoints (and at the end)")
 
@@ -182,18 +202,20 @@ def _check(cfg: Config) -> None:
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected a positive number")
     for key in ("threads", "eval_every", "final_eval_games", "ent_coef", "vf_coef", "clip_coef",
-                "pool_weight", "heuristic_weight", "random_weight", "pfsp_power", "score_reward",
+                "pool_weight", "heuristic_weight", "random_weight", "pfsp_power", "styles_weight",
+                "pool_recent", "exploit_budget", "score_reward",
                 "winprob_reward",
                 "opponent_weight", "time_budget"):
         if getattr(cfg, key) < 0:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected >= 0")
-    for key in ("gamma", "gae_lambda", "self_play_frac"):
+    for key in ("gamma", "gae_lambda", "self_play_frac", "pfsp_decay"):
         if not 0.0 <= getattr(cfg, key) <= 1.0:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected 0..1")
-    weights = cfg.pool_weight + cfg.heuristic_weight + cfg.random_weight + cfg.opponent_weight
+    weights = (cfg.pool_weight + cfg.heuristic_weight + cfg.random_weight + cfg.opponent_weight
+               + cfg.styles_weight)
     if cfg.self_play_frac < 1 and weights <= 0:
-        raise ConfigError("pool_weight, heuristic_weight, random_weight and opponent_weight are "
-                          "all 0 while self_play_frac < 1: no opponent to play")
+        raise ConfigError("pool_weight, heuristic_weight, styles_weight, random_weight and "
+                          "opponent_weight are all 0 while self_play_frac < 1: no opponent")
     if cfg.opponent_weight > 0 and not cfg.opponent:
         raise ConfigError("opponent_weight > 0 needs an `opponent` spec")
     if not cfg.run_name or "/" in cfg.run_name or cfg.run_name in (".", ".."):

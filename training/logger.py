@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
 import math
 import os
@@ -34,30 +35,59 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def eval_names(cfg: Config, heldout: list[str]) -> list[str]:
+    """The opponents of the periodic evaluations, in column order: the baselines, the
+    held-out styles of :mod:`agents.zoo` and ``past`` (the policy of the previous evaluation)."""
+    names = ["heuristic", "random"] + (["opponent"] if cfg.opponent else [])
+    return names + ([short_name(s) for s in heldout] + ["past"] if cfg.eval_heldout else [])
+
+
+def short_name(spec: str) -> str:
+    """``heuristic:style=maniac`` -> ``maniac`` (column and table names)."""
+    return spec.split("style=", 1)[1].split(",")[0] if "style=" in spec else spec
+
+
 class Logger:
-    """metrics.csv (one row per iteration, a fixed set of columns) and TensorBoard."""
+    """metrics.csv (one row per iteration, a fixed set of columns) and TensorBoard.
+
+    On resume (``resume_iteration``: the checkpoint's iteration) the rows written after the
+    checkpoint are dropped first (the run redoes those iterations), so metrics.csv never repeats
+    or goes back; TensorBoard purges its events after the checkpoint's step the same way.
+    """
 
     COLUMNS = ("global_step", "iteration", "time", "charts/SPS", "charts/rollout_SPS",
                "charts/learning_rate", "charts/pool_size", "charts/match_length",
                "charts/train_win_rate_pool", "charts/train_win_rate_heuristic",
-               "charts/train_win_rate_random", "charts/learner_fraction",
-               "losses/value_loss", "losses/policy_loss", "losses/entropy",
+               "charts/train_win_rate_styles", "charts/train_win_rate_random",
+               "charts/train_win_rate_opponent", "charts/learner_fraction",
+               "charts/carried", "losses/value_loss", "losses/policy_loss", "losses/entropy",
                "losses/old_approx_kl", "losses/approx_kl", "losses/clipfrac",
-               "losses/explained_variance", "eval/win_rate_random", "eval/win_rate_heuristic",
-               "charts/train_win_rate_opponent", "eval/win_rate_opponent")
+               "losses/explained_variance")
 
-    def __init__(self, run_dir: Path, cfg: Config, resume: bool):
+    def __init__(self, run_dir: Path, cfg: Config, eval_columns: list[str] = (),
+                 resume_iteration: int | None = None, resume_step: int = 0):
         self.path = run_dir / "metrics.csv"
-        new = not (resume and self.path.exists())
-        self.file = open(self.path, "a" if not new else "w", newline="")
-        self.csv = csv.DictWriter(self.file, fieldnames=self.COLUMNS, extrasaction="ignore")
+        self.columns = list(self.COLUMNS) + [f"eval/win_rate_{n}" for n in eval_columns]
+        new = resume_iteration is None or not self.path.exists()
+        if not new:
+            with open(self.path, newline="") as f:
+                rows = [r for r in csv.DictReader(f) if int(r["iteration"]) <= resume_iteration]
+            text = io.StringIO()
+            w = csv.DictWriter(text, fieldnames=self.columns, extrasaction="ignore",
+                               lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+            write_atomic(self.path, text.getvalue())
+        self.file = open(self.path, "w" if new else "a", newline="")
+        self.csv = csv.DictWriter(self.file, fieldnames=self.columns, extrasaction="ignore",
+                                  lineterminator="\n")
         if new:
             self.csv.writeheader()
         self.tb = None
         if cfg.tensorboard:
             try:
                 from torch.utils.tensorboard import SummaryWriter
-                self.tb = SummaryWriter(str(run_dir))
+                self.tb = SummaryWriter(str(run_dir), purge_step=None if new else resume_step + 1)
                 if new:
                     self.tb.add_text("config", "\n".join(
                         f"    {k}: {v}" for k, v in dataclasses.asdict(cfg).items()))

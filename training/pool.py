@@ -1,6 +1,20 @@
-"""The opponents of train.py's non-self-play matches: past snapshots of the learner, chosen by
-prioritised fictitious self-play (PFSP), the heuristic and random baselines, and an optional
-fixed ``opponent`` spec.  The pool's state (snapshots and win counts) goes into checkpoints.
+"""The opponents of train.py's non-self-play matches: a population of the learner's past
+snapshots that spans the whole run, chosen by prioritised fictitious self-play (PFSP) on
+decayed win rates, and fixed baselines (the heuristic, the training styles of
+:mod:`agents.zoo`, random and an optional ``opponent`` spec) as a minority of the matches.
+
+The population (``pool_size`` snapshots): the ``pool_recent`` newest are always kept; every older
+snapshot competes for the other places by reservoir sampling (Vitter's algorithm R), so the
+kept ones are a uniform sample of the whole run's history, from its first minutes to now.  A
+learner that forgets how to beat an old strategy meets it again (the usual guard against
+cycling in self-play; AlphaStar's league and OpenAI Five keep opponents from the whole run).
+
+PFSP: a snapshot is drawn with weight ``(1 - p)^pfsp_power + 0.001``, ``p`` the learner's
+recent win rate against it (wins and games decay by ``pfsp_decay`` per iteration, with a prior
+of one win and one loss), so the opponents it still loses to come back most often.
+
+Everything here (the snapshots, their statistics, every opponent's random stream) is in
+:meth:`Pool.state`, which train.py puts into its checkpoints.
 """
 from __future__ import annotations
 
@@ -26,84 +40,172 @@ def load_baseline(name: str, seed: int):
 
 @dataclass
 class Opponent:
-    """An opponent agent and the learner's results against it."""
+    """An opponent agent, the kind of match it stands for, and the learner's results."""
 
     name: str
     agent: Any
-    snapshot: bool
+    kind: str          # "pool", "heuristic", "styles", "random", "opponent"
     wins: float = 0.0
     games: float = 0.0
+
+    @property
+    def snapshot(self) -> bool:
+        return self.kind == "pool"
 
     @property
     def win_rate(self) -> float:  # the learner's, with a weak prior at 1/2
         return (self.wins + 1.0) / (self.games + 2.0)
 
 
-class Pool:
-    """Opponents of the non-self-play matches: snapshots (chosen by PFSP) and baselines."""
+def agent_rng_state(agent) -> dict:
+    """The random streams of an agent (numpy ``rng``, and a policy's torch generator)."""
+    out = {"rng": agent.rng.bit_generator.state}
+    if hasattr(agent, "gen"):
+        out["gen"] = agent.gen.get_state()
+    return out
 
-    def __init__(self, cfg: Config, baselines: dict[str, Any], rng: np.random.Generator):
+
+def set_agent_rng_state(agent, state: dict) -> None:
+    agent.rng.bit_generator.state = state["rng"]
+    if "gen" in state:
+        agent.gen.set_state(state["gen"])
+
+
+class Pool:
+    """Opponents of the non-self-play matches (module docstring)."""
+
+    KINDS = ("pool", "heuristic", "styles", "random", "opponent")
+
+    def __init__(self, cfg: Config, baselines: dict[str, Any], rng: np.random.Generator,
+                 styles: dict[str, Any] | None = None):
         self.cfg, self.rng = cfg, rng
-        self.baselines = {n: Opponent(n, a, False) for n, a in baselines.items() if a is not None}
-        self.snapshots: list[Opponent] = []
-        self.count = 0  # snapshots ever taken (names them)
+        self.baselines = {n: Opponent(n, a, n) for n, a in baselines.items() if a is not None}
+        self.styles = {n: Opponent(n, a, "styles") for n, a in (styles or {}).items()}
+        self.recent: list[Opponent] = []     # the pool_recent newest snapshots
+        self.reservoir: list[Opponent] = []  # a uniform sample of the older ones
+        self.detached: list[Opponent] = []   # left the pool, still in a match (on resume)
+        self.count = 0                       # snapshots ever taken (names them)
+        self.aged = 0                        # snapshots that left the recent window
+
+    @property
+    def snapshots(self) -> list[Opponent]:
+        return self.reservoir + self.recent
 
     def all(self) -> list[Opponent]:
-        return list(self.baselines.values()) + self.snapshots
+        return list(self.baselines.values()) + list(self.styles.values()) + self.snapshots
 
+    def by_name(self) -> dict[tuple[str, str], Opponent]:
+        """Every opponent by ``(kind, name)`` (a training style may be named ``heuristic``)."""
+        return {(o.kind, o.name): o for o in self.detached + self.all()}
+
+    # ------------------------------------------------------------------ snapshots
     def add_snapshot(self, net) -> None:
-        """Freeze a CPU copy of the learner's ``net`` into the pool (the oldest drops out)."""
-        from agents.ppo_policy import PolicyAgent, PolicyNet
-        snap = PolicyNet(net.obs_size, net.num_actions, tuple(net.hidden))
-        snap.load_state_dict({k: v.cpu() for k, v in net.state_dict().items()})
+        """Freeze a CPU copy of the learner's ``net`` into the population."""
+        from agents.ppo_policy import PolicyAgent
+        snap = frozen_copy(net)
         self.count += 1
+        name = f"snapshot_{self.count}"
         seed = int(self.rng.integers(2**31))
-        self.snapshots.append(Opponent(f"snapshot_{self.count}",
-                                       PolicyAgent(snap, seed=seed, name=f"snapshot_{self.count}"),
-                                       True))
-        del self.snapshots[:-self.cfg.pool_size]
+        self.recent.append(Opponent(name, PolicyAgent(snap, seed=seed, name=name), "pool"))
+        recent = max(1, min(self.cfg.pool_recent, self.cfg.pool_size))
+        while len(self.recent) > recent:
+            self._age(self.recent.pop(0))
+
+    def _age(self, snap: Opponent) -> None:
+        """Algorithm R over the snapshots that left the recent window."""
+        room = self.cfg.pool_size - max(1, min(self.cfg.pool_recent, self.cfg.pool_size))
+        self.aged += 1
+        if room <= 0:
+            return
+        if len(self.reservoir) < room:
+            self.reservoir.append(snap)
+            return
+        j = int(self.rng.integers(self.aged))
+        if j < room:
+            self.reservoir[j] = snap
+
+    def decay(self) -> None:
+        """Once per iteration: older results count less (``pfsp_decay``)."""
+        for o in self.all():
+            o.wins *= self.cfg.pfsp_decay
+            o.games *= self.cfg.pfsp_decay
+
+    # ------------------------------------------------------------------ draws
+    def weights(self) -> dict[str, float]:
+        cfg = self.cfg
+        return {"pool": cfg.pool_weight if self.snapshots else 0.0,
+                "heuristic": cfg.heuristic_weight if "heuristic" in self.baselines else 0.0,
+                "styles": cfg.styles_weight if self.styles else 0.0,
+                "random": cfg.random_weight if "random" in self.baselines else 0.0,
+                "opponent": cfg.opponent_weight if "opponent" in self.baselines else 0.0}
 
     def sample(self, k: int) -> list[Opponent | None]:
         """``k`` draws: ``None`` = self-play, else an opponent."""
         cfg = self.cfg
-        kinds = [("pool", cfg.pool_weight if self.snapshots else 0.0),
-                 ("heuristic", cfg.heuristic_weight if "heuristic" in self.baselines else 0.0),
-                 ("random", cfg.random_weight if "random" in self.baselines else 0.0),
-                 ("opponent", cfg.opponent_weight if "opponent" in self.baselines else 0.0)]
-        w = np.array([x for _, x in kinds])
+        wd = self.weights()
+        w = np.array([wd[x] for x in self.KINDS])
         out: list[Opponent | None] = []
         for _ in range(k):
             if w.sum() == 0 or self.rng.random() < cfg.self_play_frac:
                 out.append(None)
                 continue
-            kind = kinds[self.rng.choice(len(kinds), p=w / w.sum())][0]
-            if kind != "pool":
+            kind = self.KINDS[self.rng.choice(len(w), p=w / w.sum())]
+            if kind == "pool":
+                snaps = self.snapshots
+                pw = np.array([(1.0 - s.win_rate) ** cfg.pfsp_power + 1e-3 for s in snaps])
+                out.append(snaps[self.rng.choice(len(pw), p=pw / pw.sum())])
+            elif kind == "styles":
+                names = sorted(self.styles)
+                out.append(self.styles[names[self.rng.integers(len(names))]])
+            else:
                 out.append(self.baselines[kind])
-                continue
-            pw = np.array([(1.0 - s.win_rate) ** cfg.pfsp_power + 1e-3 for s in self.snapshots])
-            out.append(self.snapshots[self.rng.choice(len(pw), p=pw / pw.sum())])
         return out
 
-    def state(self) -> dict:
-        return {"count": self.count,
-                "snapshots": [{"name": s.name, "model": s.agent.net.state_dict(),
-                               "wins": s.wins, "games": s.games} for s in self.snapshots],
-                "baselines": {n: {"wins": b.wins, "games": b.games}
-                              for n, b in self.baselines.items()}}
+    # ------------------------------------------------------------------ checkpoints
+    def state(self, in_use: list = ()) -> dict:
+        """Everything to rebuild the pool; ``in_use``: the opponents of the matches in flight
+        (snapshots among them that left the pool are saved too, to finish their matches)."""
+        kept = {id(s) for s in self.snapshots}
+        detached = {s.name: s for s in in_use if s is not None and s.snapshot
+                    and id(s) not in kept}
+        snap = lambda s: {"name": s.name, "model": s.agent.net.state_dict(), "wins": s.wins,  # noqa: E731
+                          "games": s.games, "random": agent_rng_state(s.agent)}
+        fixed = lambda d: {n: {"wins": b.wins, "games": b.games,  # noqa: E731
+                               "random": agent_rng_state(b.agent)} for n, b in d.items()}
+        return {"count": self.count, "aged": self.aged,
+                "recent": [snap(s) for s in self.recent],
+                "reservoir": [snap(s) for s in self.reservoir],
+                "detached": [snap(s) for s in detached.values()],
+                "baselines": fixed(self.baselines), "styles": fixed(self.styles)}
 
     def load_state(self, state: dict, make_net) -> None:
         from agents.ppo_policy import PolicyAgent
-        self.count = state["count"]
-        self.snapshots = []
-        for s in state["snapshots"]:
+
+        def snap(s: dict) -> Opponent:
             net = make_net()
             net.load_state_dict(s["model"])
-            self.snapshots.append(Opponent(s["name"], PolicyAgent(
-                net, seed=int(self.rng.integers(2**31)), name=s["name"]), True,
-                s["wins"], s["games"]))
-        for n, b in state["baselines"].items():
-            if n in self.baselines:
-                self.baselines[n].wins, self.baselines[n].games = b["wins"], b["games"]
+            o = Opponent(s["name"], PolicyAgent(net, seed=0, name=s["name"]), "pool",
+                         s["wins"], s["games"])
+            set_agent_rng_state(o.agent, s["random"])
+            return o
+
+        self.count, self.aged = state["count"], state["aged"]
+        self.recent = [snap(s) for s in state["recent"]]
+        self.reservoir = [snap(s) for s in state["reservoir"]]
+        self.detached = [snap(s) for s in state["detached"]]
+        for kind, mine in (("baselines", self.baselines), ("styles", self.styles)):
+            for n, b in state[kind].items():
+                if n in mine:
+                    mine[n].wins, mine[n].games = b["wins"], b["games"]
+                    set_agent_rng_state(mine[n].agent, b["random"])
+
+
+def frozen_copy(net):
+    """A CPU copy of a policy network, in eval mode."""
+    from agents.ppo_policy import PolicyNet
+    snap = PolicyNet(net.obs_size, net.num_actions, tuple(net.hidden))
+    snap.load_state_dict({k: v.detach().cpu().clone() for k, v in net.state_dict().items()})
+    return snap.eval()
 
 
 def make_baselines(cfg: Config) -> dict[str, Any]:
@@ -122,3 +224,22 @@ def make_baselines(cfg: Config) -> dict[str, Any]:
             print(f"warning: training and evaluating without the {name} baseline",
                   file=sys.stderr)
     return baselines
+
+
+def make_styles(cfg: Config) -> dict[str, Any]:
+    """:data:`agents.zoo.TRAIN_STYLES` (empty when ``styles_weight`` is 0; the plain heuristic
+    has its own weight)."""
+    if not cfg.styles_weight:
+        return {}
+    from agents import zoo
+    return {spec: load_baseline(spec, cfg.seed + 11 + i)
+            for i, spec in enumerate(zoo.TRAIN_STYLES)}
+
+
+def make_heldout(cfg: Config) -> dict[str, Any]:
+    """The evaluation set: :mod:`agents.zoo`'s held-out styles and random (never trained
+    against, except random at ``random_weight``)."""
+    from agents import zoo
+    out = {spec: load_baseline(spec, cfg.seed + 101 + i)
+           for i, spec in enumerate(zoo.heldout_specs())}
+    return {k: v for k, v in out.items() if v is not None}

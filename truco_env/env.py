@@ -9,7 +9,8 @@ PettingZoo environment over the batched rules core (a batch of one).
 | Parallel API | no (one agent acts at a time) |
 | Agents | `player_0` .. `player_{{n-1}}`, n = 2, 4 or 6 (teams: seat % 2) |
 | Observation | `{{"observation": float32[{compact_size}], "action_mask": int8[{num_actions}]}}` (compact) |
-| Infostate | `observation="infostate"`: float32[{infostate_size}] (perfect recall) |
+| Recall | `observation="recall"`: float32[{recall_size}] (perfect recall, small: compact + bazas + calls) |
+| Infostate | `observation="infostate"`: float32[{infostate_size}] (perfect recall, every action in a slot) |
 | Reward | match: +1 / -1 at the end; points: per hand, won minus conceded |
 
 ## Arguments
@@ -22,7 +23,7 @@ PettingZoo environment over the batched rules core (a batch of one).
 | `flor` | bool | play with flor (argentino: off by default) |
 | `episode` | `"match"` (default), `"hand"` | an episode is a whole match or one hand |
 | `reward` | `"match"`, `"points"` | default: match for match episodes, points for hands |
-| `observation` | `"compact"` (default), `"infostate"` | the encoder (`truco_env.observe`) |
+| `observation` | `"compact"` (default), `"recall"`, `"infostate"` | the encoder (`truco_env.observe`) |
 | `illegal` | `"raise"` (default), `"penalize"` | illegal action: `IllegalActionError`, or -1 and the end of the episode |
 | `render_mode` | `"ansi"`, `"human"`, `"rgb_array"`, `None` | text, printed text, or a picture (`uint8[H, W, 3]`, needs Pillow) |
 | any `RuleSet` knob | | overrides the preset (an unknown keyword is a `ValueError`) |
@@ -58,8 +59,17 @@ hand).
 
 {layout_table}
 
-The infostate adds `history` (every event of the hand, in order).  Read a piece by name with
-`truco_env.observe.Encoder("compact").piece(obs, "hand")`.
+The other encoders start with the same pieces.  `"recall"` (perfect recall, small and fast;
+the encoder `train.py` uses for the trained policy) adds who played which card in which baza
+and the hand's calls in order:
+
+{recall_table}
+
+`"infostate"` adds `history` instead (every action of the hand in order, one
+{event_size}-float slot each, {history_max} slots).  Read a piece by name with
+`truco_env.observe.Encoder("compact").piece(obs, "hand")`, or every piece and sub-field as
+shaped views with `Encoder("recall").views(obs)` (`views["bazas"]`: `[..., 3, 6, 40]`,
+`views["calls"]`: `[..., {calls_max}, {call_size}]`, `views["calls.action"]`: `[..., {calls_max}, {num_calls}]`).
 
 ## Version history
 * v0: first release (argentino, trucoshi and uruguayo; 2/4/6 players, flor, malas and
@@ -79,7 +89,8 @@ from types import SimpleNamespace
 
 from . import core as C
 from .game import IllegalActionError, Matches, RecordedDeals, illegal_message
-from .observe import COMPACT_SIZE, INFOSTATE_SIZE, Encoder
+from .observe import (CALL_SIZE, CALLS_MAX, COMPACT_SIZE, EVENT_SIZE, HISTORY_MAX,
+                      INFOSTATE_SIZE, NUM_CALLS, RECALL_SIZE, Encoder)
 from .rules import ACTIONS, NUM_ACTIONS, RuleSet, get_rules
 from .cards import card_str
 from .view import decode_view, render_text, score_text
@@ -108,7 +119,10 @@ def _action_table() -> str:
 
 __doc__ = __doc__.format(
     num_actions=NUM_ACTIONS, compact_size=COMPACT_SIZE, infostate_size=INFOSTATE_SIZE,
-    action_table=_action_table(), layout_table=Encoder("compact").layout_table())
+    recall_size=RECALL_SIZE, action_table=_action_table(),
+    layout_table=Encoder("compact").layout_table(),
+    recall_table=Encoder("recall").layout_table(["bazas", "calls"]), event_size=EVENT_SIZE,
+    history_max=HISTORY_MAX, calls_max=CALLS_MAX, call_size=CALL_SIZE, num_calls=NUM_CALLS)
 
 
 def env(**kwargs: Any) -> AECEnv:

@@ -1,11 +1,20 @@
 """Observation encoders: flat float32 vectors built from named pieces.
 
-Two encoders, both for any seat and never showing another player's hidden cards:
+Three encoders, all for any seat and never showing another player's hidden cards (tests swap
+them and check that nothing the observer sees changes):
 
 * ``compact``: what is on the table now, the betting state, the score and the seat relative
   to the mano (:data:`COMPACT_PIECES`);
-* ``infostate``: the perfect-recall information state: the compact pieces plus every event of
-  the hand in order (:data:`INFOSTATE_PIECES`).
+* ``infostate``: the perfect-recall information state: the compact pieces plus every action of
+  the hand in order (:data:`INFOSTATE_PIECES`, large: one 62-float slot per possible action);
+* ``recall``: perfect recall kept small and fast: the compact pieces plus who played which card
+  in which baza and the hand's calls in order (:data:`RECALL_PIECES`).  The encoder
+  ``train.py`` uses for the trained policy.
+
+:func:`encode_hidden` is different on purpose: privileged features for a centralized critic in
+training (every seat's unplayed cards and points), never an observation and never given to a
+policy.  :data:`LAYOUT_VERSION` numbers the layouts; :func:`encoder_for_size` names the encoder
+of an input size.
 
 The layout is data: each piece is ``(name, size, meaning)``; :class:`Encoder` gives offsets,
 ``piece(obs, name)`` views and :meth:`Encoder.layout_table` the Markdown table used in the docs.
@@ -29,6 +38,20 @@ POINTS_SCALE = 50.0
 EVENT_SIZE = P6 + NUM_ACTIONS + NUM_CARDS
 #: Actions of the hand kept in the infostate's history (a hand has fewer).
 HISTORY_MAX = 64
+#: Layout version of the encoders.  Bump it when any encoder's layout changes (a piece added,
+#: removed, resized, reordered or given another meaning); checkpoints record it.
+LAYOUT_VERSION = 2
+#: The non-card actions (play_0..2 excluded), the "calls" of the recall encoder, in id order:
+#: call index = action id - 3.
+CALL_ACTIONS = ACTIONS[3:]
+NUM_CALLS = len(CALL_ACTIONS)
+#: Calls of a hand kept by the recall encoder.  12 is the most a hand can hold: envido (four
+#: calls and an answer, or one call then a flor contest of four), the truco ladder (three songs,
+#: three answers) and a mazo; 800,000 random hands (2, 4, 6 players, flor, uruguayo) never
+#: had more.  Were there more, the last CALLS_MAX are kept.
+CALLS_MAX = 12
+#: One call: relative seat one-hot (6), call one-hot (13), baza one-hot (3).
+CALL_SIZE = P6 + NUM_CALLS + 3
 
 COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
     ("seat_from_mano", P6, "one-hot: my seat counted from the mano (0 = I am mano)"),
@@ -60,10 +83,27 @@ INFOSTATE_PIECES: tuple[tuple[str, int, str], ...] = COMPACT_PIECES + (
      f"one-hot ({NUM_ACTIONS}), card played one-hot (40)"),
 )
 
+RECALL_PIECES: tuple[tuple[str, int, str], ...] = COMPACT_PIECES + (
+    ("bazas", 3 * P6 * NUM_CARDS, "per baza (0..2) and relative seat: one-hot of the card that "
+                                  "seat played in that baza, zero if none"),
+    ("calls", CALLS_MAX * CALL_SIZE,
+     f"the hand's calls (every action but play_k) in order, oldest first, {CALLS_MAX} max (a "
+     f"hand has no more; beyond, the last {CALLS_MAX}): per call relative seat one-hot (6), "
+     f"call one-hot ({NUM_CALLS}: action id - 3), baza one-hot (3) it was said in; zero "
+     f"after the last"),
+)
+#: Privileged features of :func:`encode_hidden` (not an observation).
+HIDDEN_PIECES: tuple[tuple[str, int, str], ...] = (
+    ("cards", P6 * NUM_CARDS, "per relative seat: the one-hots of its unplayed cards, summed"),
+    ("envido", P6, "per relative seat: envido points / 50"),
+    ("flor", P6, "per relative seat: flor points / 50, zero without flor"),
+)
+
 
 #: Named parts of pieces: ``piece -> ((sub-field, size), ...)`` in layout order, and the shape
 #: a piece's view takes (after the batch axes).  ``Encoder.views(obs)`` returns them by name,
-#: e.g. ``views["truco.level"]`` or ``views["hand"]`` of shape ``[..., 3, 40]``.
+#: e.g. ``views["truco.level"]`` or ``views["hand"]`` of shape ``[..., 3, 40]``.  Sub-fields
+#: split the last axis of a shaped piece: ``views["calls.seat"]`` is ``[..., CALLS_MAX, 6]``.
 SUBFIELDS: dict[str, tuple[tuple[str, int], ...]] = {
     "to_act": (("acting", 1), ("answering", 1)),
     "truco": (("level", 4), ("pending", 4), ("owner", 2), ("caller", 2)),
@@ -73,11 +113,14 @@ SUBFIELDS: dict[str, tuple[tuple[str, int], ...]] = {
     "score": (("mine", 1), ("theirs", 1), ("mine_buenas", 1), ("theirs_buenas", 1),
               ("lacks", 1)),
     "match": (("target", 1), ("buenas", 1)),
+    "calls": (("seat", P6), ("action", NUM_CALLS), ("baza", 3)),
 }
 SHAPES: dict[str, tuple[int, ...]] = {
     "hand": (3, NUM_CARDS),
     "baza_results": (3, 3),        # per baza: [mine, theirs, parda]
     "current_baza": (P6, NUM_CARDS),
+    "bazas": (3, P6, NUM_CARDS),   # per baza, relative seat: the card it played
+    "calls": (CALLS_MAX, CALL_SIZE),
 }
 
 
@@ -91,6 +134,8 @@ def _offsets(pieces):
 
 _CO, COMPACT_SIZE = _offsets(COMPACT_PIECES)
 _IO, INFOSTATE_SIZE = _offsets(INFOSTATE_PIECES)
+_RO, RECALL_SIZE = _offsets(RECALL_PIECES)
+_HO, HIDDEN_SIZE = _offsets(HIDDEN_PIECES)
 O_SEAT = _CO["seat_from_mano"][0]; O_PLAYERS = _CO["players"][0]; O_TOACT = _CO["to_act"][0]
 O_HAND = _CO["hand"][0]; O_HRANK = _CO["hand_rank"][0]; O_ENV = _CO["my_envido"][0]
 O_FLOR = _CO["my_flor"][0]; O_BAZA = _CO["baza"][0]; O_RES = _CO["baza_results"][0]
@@ -98,10 +143,30 @@ O_CUR = _CO["current_baza"][0]; O_PLAYED = _CO["played_cards"][0]; O_TRUCO = _CO
 O_ENVIDO = _CO["envido"][0]; O_FLORS = _CO["flor"][0]; O_PUB = _CO["public_points"][0]
 O_SCORE = _CO["score"][0]; O_MUESTRA = _CO["muestra"][0]; O_MATCH = _CO["match"][0]
 O_HIST = _IO["history"][0]
+O_BAZAS = _RO["bazas"][0]; O_CALLS = _RO["calls"][0]
+H_CARDS = _HO["cards"][0]; H_ENV = _HO["envido"][0]; H_FLOR = _HO["flor"][0]
+#: Encoder kinds and the kernel's mode for each.
+KINDS = ("compact", "infostate", "recall")
+M_COMPACT, M_INFOSTATE, M_RECALL = range(3)
+_SIZES = {"compact": COMPACT_SIZE, "infostate": INFOSTATE_SIZE, "recall": RECALL_SIZE}
+
+
+def encoder_for_size(n: int) -> str:
+    """The encoder kind whose observations have ``n`` floats (a network's input size).
+
+    >>> encoder_for_size(COMPACT_SIZE), encoder_for_size(RECALL_SIZE)
+    ('compact', 'recall')
+    """
+    for kind, size in _SIZES.items():
+        if n == size:
+            return kind
+    known = ", ".join(f"{size} ({kind})" for kind, size in _SIZES.items())
+    raise ValueError(f"no encoder has observations of size {n}; the sizes of layout version "
+                     f"{LAYOUT_VERSION} are {known} (trained on an older layout?)")
 
 
 @nb.njit(cache=True)
-def _encode(S, K, g, seat, o, history):
+def _encode(S, K, g, seat, o, mode):
     for i in range(o.shape[0]):
         o[i] = 0.0
     P = S[g, C.NPLAYERS]
@@ -135,6 +200,8 @@ def _encode(S, K, g, seat, o, history):
                 o[O_PLAYED + c] = 1.0
                 if bb == b:
                     o[O_CUR + 40 * ((p - seat) % P) + c] = 1.0
+                if mode == M_RECALL:
+                    o[O_BAZAS + 40 * (bb * P6 + (p - seat) % P) + c] = 1.0
     o[O_TRUCO + S[g, C.TRUCO_LEVEL]] = 1.0
     o[O_TRUCO + 4 + S[g, C.TRUCO_PENDING]] = 1.0
     if S[g, C.TRUCO_OWNER] >= 0:
@@ -177,7 +244,28 @@ def _encode(S, K, g, seat, o, history):
         o[O_MUESTRA + S[g, C.MUESTRA]] = 1.0
     o[O_MATCH] = T / 30.0
     o[O_MATCH + 1] = K[K_BUENAS]
-    if history:
+    if mode == M_RECALL:
+        e = 0
+        cur = 0                    # the baza in progress when the event happened
+        for i in range(S[g, C.LOG_LEN]):
+            kind, q, _, a, _ = C.unpack_event(S[g, C.LOG + i])
+            if kind == C.EV_BAZA:
+                cur = min(a + 1, 2)
+                continue
+            if kind != C.EV_ACTION or a <= C.A_PLAY2:
+                continue
+            if e == CALLS_MAX:     # never in a legal hand: keep the last CALLS_MAX
+                for j in range(O_CALLS + CALL_SIZE, O_CALLS + CALLS_MAX * CALL_SIZE):
+                    o[j - CALL_SIZE] = o[j]
+                e -= 1
+                for j in range(CALL_SIZE):
+                    o[O_CALLS + e * CALL_SIZE + j] = 0.0
+            base = O_CALLS + e * CALL_SIZE
+            o[base + (q - seat) % P] = 1.0
+            o[base + P6 + a - 3] = 1.0
+            o[base + P6 + NUM_CALLS + cur] = 1.0
+            e += 1
+    elif mode == M_INFOSTATE:
         e = 0
         for i in range(S[g, C.LOG_LEN]):
             kind, q, _, a, card = C.unpack_event(S[g, C.LOG + i])
@@ -192,9 +280,44 @@ def _encode(S, K, g, seat, o, history):
 
 
 @nb.njit(cache=True)
-def _encode_batch(S, K, seats, out, history):
+def _encode_batch(S, K, seats, out, mode):
     for g in range(S.shape[0]):
-        _encode(S, K, g, seats[g], out[g], history)
+        _encode(S, K, g, seats[g], out[g], mode)
+
+
+@nb.njit(cache=True)
+def _encode_hidden_batch(S, seats, out):
+    for g in range(S.shape[0]):
+        o = out[g]
+        for i in range(o.shape[0]):
+            o[i] = 0.0
+        P = S[g, C.NPLAYERS]
+        seat = seats[g]
+        for p in range(P):
+            r = (p - seat) % P
+            for k in range(3):
+                c = S[g, C.HAND + 3 * p + k]
+                if c >= 0 and S[g, C.PLAYED + 3 * p + k] < 0:
+                    o[H_CARDS + 40 * r + c] += 1.0
+            o[H_ENV + r] = S[g, C.ENVIDO_PTS + p] / POINTS_SCALE
+            if S[g, C.FLOR_PTS + p] >= 0:
+                o[H_FLOR + r] = S[g, C.FLOR_PTS + p] / POINTS_SCALE
+
+
+def encode_hidden(S: np.ndarray, tables, seats: np.ndarray,
+                  out: np.ndarray | None = None) -> np.ndarray:
+    """Privileged features ``float32[N, HIDDEN_SIZE]`` of game g from ``seats[g]``'s seat.
+
+    :data:`HIDDEN_PIECES`: per relative seat (0 = ``seats[g]``, as the encoders count) the
+    cards still in that seat's hand and its envido and flor points.  It reveals every hand: for
+    centralized critics in training only, never an observation and never given to a policy
+    (the encoders never show hidden cards; this does, on purpose).  ``tables`` is accepted for
+    the encoders' signature and not read.
+    """
+    if out is None:
+        out = np.empty((S.shape[0], HIDDEN_SIZE), dtype=np.float32)
+    _encode_hidden_batch(S, np.asarray(seats, dtype=np.int32), out)
+    return out
 
 
 class Encoder:
@@ -206,12 +329,13 @@ class Encoder:
     """
 
     def __init__(self, kind: str = "compact"):
-        if kind not in ("compact", "infostate"):
-            raise ValueError(f"unknown observation {kind!r}; expected 'compact' or 'infostate'")
+        if kind not in KINDS:
+            raise ValueError(f"unknown observation {kind!r}; expected one of {list(KINDS)}")
         self.kind = kind
-        self.pieces = COMPACT_PIECES if kind == "compact" else INFOSTATE_PIECES
+        self.pieces = {"compact": COMPACT_PIECES, "infostate": INFOSTATE_PIECES,
+                       "recall": RECALL_PIECES}[kind]
         self.offsets, self.size = _offsets(self.pieces)
-        self._history = kind == "infostate"
+        self._mode = KINDS.index(kind)
 
     def piece(self, obs: np.ndarray, name: str) -> np.ndarray:
         """The slice of ``obs`` (last axis) that holds piece ``name``."""
@@ -224,7 +348,12 @@ class Encoder:
         """Every piece and sub-field of ``obs`` (any leading batch axes) by name, as views.
 
         Pieces of :data:`SHAPES` are reshaped (``"hand"``: ``[..., 3, 40]``); sub-fields of
-        :data:`SUBFIELDS` are ``"piece.sub"`` (size-1 sub-fields drop their last axis).
+        :data:`SUBFIELDS` are ``"piece.sub"``, slices of the piece's last axis (size-1
+        sub-fields drop it).
+
+        >>> v = Encoder("recall").views(np.zeros((2, RECALL_SIZE), np.float32))
+        >>> v["bazas"].shape, v["calls"].shape, v["calls.action"].shape
+        ((2, 3, 6, 40), (2, 12, 22), (2, 12, 13))
 
         >>> enc = Encoder("compact")
         >>> v = enc.views(np.zeros((4, enc.size), np.float32))
@@ -235,7 +364,8 @@ class Encoder:
         out: dict[str, np.ndarray] = {}
         for name, (start, size) in self.offsets.items():
             part = obs[..., start:start + size]
-            out[name] = part.reshape(lead + SHAPES[name]) if name in SHAPES else part
+            part = part.reshape(lead + SHAPES[name]) if name in SHAPES else part
+            out[name] = part
             pos = 0
             for sub, n in SUBFIELDS.get(name, ()):
                 out[f"{name}.{sub}"] = part[..., pos] if n == 1 else part[..., pos:pos + n]
@@ -247,27 +377,35 @@ class Encoder:
         """Observations ``float32[N, size]`` of ``seats[g]`` in every game g."""
         if out is None:
             out = np.empty((S.shape[0], self.size), dtype=np.float32)
-        _encode_batch(S, tables.knobs, np.asarray(seats, dtype=np.int32), out, self._history)
+        _encode_batch(S, tables.knobs, np.asarray(seats, dtype=np.int32), out, self._mode)
         return out
 
     def encode_one(self, S: np.ndarray, tables: dict, g: int, seat: int,
                    out: np.ndarray | None = None) -> np.ndarray:
         if out is None:
             out = np.zeros(self.size, dtype=np.float32)
-        _encode(S, tables.knobs, g, seat, out, self._history)
+        _encode(S, tables.knobs, g, seat, out, self._mode)
         return out
 
-    def layout_table(self) -> str:
-        """The layout as a Markdown table (index range, piece, meaning)."""
+    def layout_table(self, names: list[str] | None = None) -> str:
+        """The layout as a Markdown table (index range, piece, meaning); ``names``: only
+        those pieces (e.g. what an encoder adds to the compact one)."""
         rows = ["| index | piece | meaning |", "|---|---|---|"]
         for name, size, meaning in self.pieces:
+            if names is not None and name not in names:
+                continue
             start, _ = self.offsets[name]
             rows.append(f"| {start}..{start + size - 1} | `{name}` | {meaning} |")
         return "\n".join(rows)
 
 
-for _name, _subs in SUBFIELDS.items():   # the sub-fields tile their piece exactly
-    assert sum(n for _, n in _subs) == _CO[_name][1], _name
+for _name, _subs in SUBFIELDS.items():   # the sub-fields tile their piece's last axis exactly
+    assert sum(n for _, n in _subs) == (SHAPES[_name][-1] if _name in SHAPES
+                                        else _RO[_name][1]), _name
+for _name, _shape in SHAPES.items():
+    assert int(np.prod(_shape)) == _RO[_name][1], _name
 
-__all__ = ["Encoder", "SUBFIELDS", "SHAPES", "COMPACT_PIECES", "INFOSTATE_PIECES", "COMPACT_SIZE", "INFOSTATE_SIZE",
-           "ACTIONS"]
+__all__ = ["Encoder", "SUBFIELDS", "SHAPES", "COMPACT_PIECES", "INFOSTATE_PIECES", "RECALL_PIECES",
+           "HIDDEN_PIECES", "COMPACT_SIZE", "INFOSTATE_SIZE", "RECALL_SIZE", "HIDDEN_SIZE",
+           "CALLS_MAX", "CALL_ACTIONS", "LAYOUT_VERSION", "KINDS", "encoder_for_size",
+           "encode_hidden", "ACTIONS"]

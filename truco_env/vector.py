@@ -38,7 +38,7 @@ import numpy as np
 
 from . import core as C
 from .game import Matches
-from .observe import Encoder
+from .observe import Encoder, encode_hidden
 from .rules import NUM_ACTIONS, RuleSet, get_rules
 
 
@@ -74,11 +74,7 @@ class VectorTrucoEnv:
     def reset(self, seed: int | None = None) -> tuple[dict, dict]:
         self.game.reset(seed=seed if seed is not None else self._seed)
         self._seed = None
-        N = self.num_envs
-        return self._observe(), self._info(np.zeros(N, bool), np.zeros((N, 2), np.int32),
-                                           np.zeros(N, np.int32),
-                                           self.game.S[:, C.SCORE:C.SCORE + 2].copy(),
-                                           np.full(N, -1, np.int32), self.game.S[:0].copy())
+        return self.observe()
 
     def _observe(self) -> dict:
         S = self.game.S
@@ -119,5 +115,46 @@ class VectorTrucoEnv:
         """Observations of arbitrary seats (for example a critic of every seat)."""
         return self.encoder.encode(self.game.S, self.game.tables, seats)
 
+    def hidden(self, seats: np.ndarray | None = None) -> np.ndarray:
+        """Privileged features ``float32[N, observe.HIDDEN_SIZE]`` (a fresh array) of every
+        game, counted from the seat to act (``info["actor"]``, default) or from ``seats[g]``.
+
+        It reveals every hand (:func:`truco_env.observe.encode_hidden`: each seat's unplayed
+        cards, envido and flor points): for centralized critics in training only.  Never feed
+        it to a policy, nor to anything that plays.
+        """
+        S = self.game.S
+        return encode_hidden(S, self.game.tables, S[:, C.ACTOR] if seats is None else seats)
+
     def close(self) -> None:
         pass
+
+    # ------------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict:
+        """Everything that decides the games from here on: the core state of every game in
+        flight and the deal generator (a trainer's checkpoint; :meth:`load_state`)."""
+        return {"S": self.game.S.copy(), "rng": self.game.rng.bit_generator.state,
+                "rules": self.rules.name, "players": self.players}
+
+    def load_state(self, state: dict) -> None:
+        """Continue the games of :meth:`state_dict` (same ``num_envs``, players and rules)."""
+        S = np.asarray(state["S"])
+        if S.shape != self.game.S.shape or state["players"] != self.players \
+                or state["rules"] != self.rules.name:
+            raise ValueError(f"env state of {S.shape[0]} games, {state['players']} players, "
+                             f"rules {state['rules']!r} does not fit this env "
+                             f"({self.num_envs} games, {self.players} players, "
+                             f"rules {self.rules.name!r})")
+        self.game.S[:] = S
+        self.game.rng.bit_generator.state = state["rng"]
+        self.game._seeded = True
+        self._seed = None
+
+    def observe(self) -> tuple[dict, dict]:
+        """The observation and ``info["actor"]`` of the current state (after :meth:`load_state`);
+        the other ``info`` entries describe no step."""
+        N = self.num_envs
+        return self._observe(), self._info(np.zeros(N, bool), np.zeros((N, 2), np.int32),
+                                           np.zeros(N, np.int32),
+                                           self.game.S[:, C.SCORE:C.SCORE + 2].copy(),
+                                           np.full(N, -1, np.int32), self.game.S[:0].copy())

@@ -1,0 +1,281 @@
+"""The learning machinery of train.py, on cases with known answers: per-seat credit and GAE
+across a rollout boundary and an auto-reset, the shaping telescoping per match, the pool's
+sampling frequencies and its population, a resume after ``kill -9`` that continues exactly as
+the uninterrupted run, and the saved policy's inputs (never a hidden card)."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from training.config import make_config  # noqa: E402
+from training.pool import Opponent, Pool  # noqa: E402
+from training.rollout import SeatBuffer  # noqa: E402
+from training.shaping import Shaper  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+G0 = np.array([0])
+
+
+def add(buf: SeatBuffer, seat: int, value: float) -> int:
+    return int(buf.add(G0, np.array([seat]), np.array([value], np.float32),
+                       x=np.array([value], np.float32))[0])
+
+
+def test_credit_and_gae_across_a_rollout_boundary_and_an_auto_reset():
+    """A hand-built 1v1 trajectory (gamma 0.5, lambda 1: the returns are discounted sums)."""
+    buf = SeatBuffer(1, 2, {"x": ((), np.float32)}, capacity=16)
+    gamma = 0.5
+    # ---- rollout 1: seat 0, seat 1, seat 0; the hand ends (+1 / -1) after the third decision
+    buf.begin()
+    t0, t1, t2 = add(buf, 0, 0.1), add(buf, 1, 0.2), add(buf, 0, 0.3)
+    buf.reward(np.array([[1.0, -1.0]]))
+    idx, adv, ret = buf.finish(gamma, 1.0)
+    # Only t0 is complete: its successor t2 is seat 0's next decision (value 0.3), and t2's
+    # own advantage is not known yet, so the GAE sum stops there.
+    assert idx.tolist() == [t0]
+    assert ret[0] == pytest.approx(0.5 * 0.3)
+    assert adv[0] == pytest.approx(0.5 * 0.3 - 0.1)
+    # ---- rollout 2: t1 and t2 are carried; a reward arrives before seat 0 acts again
+    buf.begin()
+    assert buf.carried == 2 and buf.data["x"][:2].tolist() == pytest.approx([0.2, 0.3])
+    buf.reward(np.array([[0.5, 0.0]]))          # e.g. shaping, reaching seat 0's pending t2
+    t3 = add(buf, 1, 0.4)
+    t4 = add(buf, 0, 0.5)
+    buf.reward(np.array([[2.0, -2.0]]))         # the match ends
+    buf.end(G0)
+    t5 = add(buf, 1, 0.6)                       # the auto-reset's new match
+    idx, adv, ret = buf.finish(gamma, 1.0)
+    got = dict(zip(idx.tolist(), ret.tolist()))
+    c1, c2 = 0, 1                               # where t1 and t2 went
+    assert sorted(got) == [c1, c2, t3, t4] and t5 not in got
+    assert got[t4] == pytest.approx(2.0) and got[t3] == pytest.approx(-2.0)   # terminal
+    assert got[c2] == pytest.approx(1.0 + 0.5 + gamma * 2.0)   # no reward lost at the cut
+    assert got[c1] == pytest.approx(-1.0 + gamma * -2.0)
+    # The new match's transition does not link back into the old one.
+    assert buf.next[t3] == -1 and buf.next[t4] == -1 and buf.done[t3] and buf.done[t4]
+    # lambda < 1 mixes in the successor's value: t2 with lambda 0 is one-step TD.
+    idx, adv, ret = buf.finish(gamma, 0.0)
+    got = dict(zip(idx.tolist(), ret.tolist()))
+    assert got[c2] == pytest.approx(1.5 + gamma * 0.5)
+
+
+def test_buffer_state_round_trips_the_pending_transitions():
+    buf = SeatBuffer(2, 2, {"x": ((), np.float32)}, capacity=8)
+    buf.begin()
+    buf.add(np.array([0, 1]), np.array([0, 1]), np.array([0.1, 0.2], np.float32),
+            x=np.array([1.0, 2.0], np.float32))
+    buf.reward(np.array([[0.0, 0.0], [0.0, 3.0]]))
+    other = SeatBuffer(2, 2, {"x": ((), np.float32)}, capacity=8)
+    other.load_state(buf.state())
+    buf.begin()
+    other.begin()
+    for b in (buf, other):
+        assert b.carried == 2
+    assert other.reward_[:2].tolist() == buf.reward_[:2].tolist() == [0.0, 3.0]
+    assert (other.last == buf.last).all()
+
+
+def test_shaping_telescopes_to_a_constant_per_match():
+    """Potential-based: a team's shaped rewards over a whole match sum to Phi(end) - Phi(start)
+    = 0 - Phi(0, 0), whatever happened in the match."""
+    from truco_env import VectorTrucoEnv
+    cfg = make_config({"winprob_reward": 1.0, "score_reward": 0.0, "target": 15})
+    rng = np.random.default_rng(0)
+    a = rng.random((15, 15))
+    potential = np.tanh(a - a.T)                 # any antisymmetric table: Phi(0, 0) = 0
+    venv = VectorTrucoEnv(64, target=15, seed=1)
+    shaper = Shaper(cfg, 64, 15, potential)
+    obs, info = venv.reset()
+    total = np.zeros((64, 2))
+    sums = []
+    while len(sums) < 100:
+        act = (rng.random(obs["action_mask"].shape) + obs["action_mask"]).argmax(1)
+        obs, _, dones, info = venv.step(act)
+        total += shaper(info["score"], dones)
+        for g in np.flatnonzero(dones):
+            sums.append(total[g].copy())
+            total[g] = 0
+    sums = np.array(sums)
+    assert np.abs(sums).max() < 1e-9, sums[:5]
+    # The shaping is not trivially zero along the way.
+    assert np.abs(potential).max() > 0.1
+
+
+def _pool(**values) -> Pool:
+    cfg = make_config({"pool_weight": 0.4, "heuristic_weight": 0.3, "styles_weight": 0.2,
+                       "random_weight": 0.1, "self_play_frac": 0.25, "pool_size": 6,
+                       "pool_recent": 2, **values})
+    baselines = {"heuristic": object(), "random": object()}
+    return Pool(cfg, baselines, np.random.default_rng(0), {"s1": object(), "s2": object()})
+
+
+def test_pool_draws_each_kind_at_its_weight_and_pfsp_prefers_hard_snapshots():
+    pool = _pool()
+    easy = Opponent("easy", None, "pool", wins=95, games=100)
+    hard = Opponent("hard", None, "pool", wins=5, games=100)
+    pool.recent = [easy, hard]
+    draws = pool.sample(20000)
+    kinds = np.array(["self" if d is None else d.kind for d in draws])
+    freq = {k: float((kinds == k).mean()) for k in ("self", "pool", "heuristic", "styles",
+                                                     "random")}
+    expect = {"self": 0.25, "pool": 0.75 * 0.4, "heuristic": 0.75 * 0.3, "styles": 0.75 * 0.2,
+              "random": 0.75 * 0.1}
+    for k, p in expect.items():
+        assert abs(freq[k] - p) < 4 * np.sqrt(p * (1 - p) / 20000), (k, freq[k], p)
+    snaps = [d.name for d in draws if d is not None and d.kind == "pool"]
+    share_hard = snaps.count("hard") / len(snaps)
+    w_hard, w_easy = (1 - 6 / 102) + 1e-3, (1 - 96 / 102) + 1e-3   # (1 - p)^1 + 0.001
+    assert share_hard == pytest.approx(w_hard / (w_hard + w_easy), abs=0.02)
+    styles = [d.name for d in draws if d is not None and d.kind == "styles"]
+    assert abs(styles.count("s1") / len(styles) - 0.5) < 0.03
+    # Decay: old results fade towards the prior.
+    for _ in range(1000):
+        pool.decay()
+    assert hard.win_rate == pytest.approx(0.5, abs=0.01)
+
+
+def test_the_population_spans_the_whole_run():
+    """100 snapshots into a pool of 6 (2 newest + a reservoir of 4): the newest are always
+    there, and the reservoir is a uniform sample of the older 98 (Algorithm R)."""
+    kept = []
+    for seed in range(200):
+        pool = _pool()
+        pool.rng = np.random.default_rng(seed)
+        for i in range(100):
+            pool.recent.append(Opponent(f"snapshot_{i + 1}", None, "pool"))
+            pool.count += 1
+            while len(pool.recent) > 2:
+                pool._age(pool.recent.pop(0))
+        names = [int(s.name.split("_")[1]) for s in pool.snapshots]
+        assert len(names) == 6 and names[-2:] == [99, 100]
+        kept.extend(names[:4])
+    kept = np.array(kept)
+    # Uniform over 1..98: mean 49.5, and every quarter of the run is represented.
+    assert abs(kept.mean() - 49.5) < 3
+    quarters = np.histogram(kept, bins=[1, 25, 50, 75, 99])[0] / len(kept)
+    assert quarters.min() > 0.2, quarters
+
+
+# ------------------------------------------------------------------ train.py end to end
+TINY = {"num_envs": 64, "num_steps": 16, "hidden": [32], "critic_hidden": [32],
+        "minibatch_size": 256, "eval_every": 3, "eval_games": 8, "final_eval_games": 0,
+        "progress": False, "tensorboard": False, "checkpoint_every": 4, "snapshot_every": 1,
+        "pool_size": 3, "pool_recent": 1, "threads": 1, "device": "cpu",
+        "styles_weight": 0.2, "total_steps": 12288}
+
+
+def _args(tmp_path: Path, name: str, **values) -> list[str]:
+    values = {**TINY, "runs_dir": str(tmp_path), "run_name": name, **values}
+    return [sys.executable, "train.py"] + [f"{k}={json.dumps(v)}" for k, v in values.items()]
+
+
+def _rows(run_dir: Path) -> list[dict]:
+    with open(run_dir / "metrics.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_resume_after_kill_9_continues_exactly_as_the_uninterrupted_run(tmp_path):
+    """kill -9 between checkpoints, then --resume: the same metrics row for row (losses,
+    evaluations, pool), no repeated or missing step, the matches in flight and every random
+    stream restored; the checkpoint records what a policy needs."""
+    ref = subprocess.run(_args(tmp_path, "ref"), cwd=ROOT, capture_output=True, text=True,
+                         timeout=600)
+    assert ref.returncode == 0, ref.stderr
+    proc = subprocess.Popen(_args(tmp_path, "cut"), cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    metrics = tmp_path / "cut" / "metrics.csv"
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None:
+        if metrics.exists() and len(metrics.read_text().splitlines()) >= 7:  # 6 rows: past ckpt 4
+            os.kill(proc.pid, signal.SIGKILL)
+            break
+        time.sleep(0.02)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+    cut_rows = len(_rows(tmp_path / "cut"))
+    assert 5 <= cut_rows < 12
+    out = subprocess.run([sys.executable, "train.py", "--resume", str(tmp_path / "cut")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "resuming" in out.stdout and "iteration 4" in out.stdout
+    a, b = _rows(tmp_path / "ref"), _rows(tmp_path / "cut")
+    assert [r["global_step"] for r in b] == [r["global_step"] for r in a] == \
+        [str(1024 * i) for i in range(1, 13)]
+    for ra, rb in zip(a, b):
+        for col in ("losses/value_loss", "losses/policy_loss", "losses/approx_kl",
+                    "charts/pool_size", "charts/carried", "charts/train_win_rate_pool",
+                    "eval/win_rate_heuristic", "eval/win_rate_past"):
+            assert ra[col] == rb[col], (ra["iteration"], col, ra[col], rb[col])
+
+
+def test_a_failed_resume_leaves_the_run_folder_untouched(tmp_path):
+    run = subprocess.run(_args(tmp_path, "r", total_steps=2048), cwd=ROOT, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    folder = tmp_path / "r"
+    before = {p: p.read_bytes() for p in (folder / "config.yaml", folder / "metrics.csv")}
+    ckpt = folder / "checkpoints" / "latest.pt"
+    ckpt.write_bytes(ckpt.read_bytes()[:1000])          # a torn checkpoint
+    out = subprocess.run([sys.executable, "train.py", "--resume", str(folder),
+                          "total_steps=4096"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 2 and "corrupt" in out.stderr, out.stderr
+    assert {p: p.read_bytes() for p in before} == before
+
+
+@pytest.mark.parametrize("game", [{"players": 4}, {"rules": "uruguayo", "target": None}])
+def test_training_runs_in_2v2_and_uruguayo(tmp_path, game):
+    out = subprocess.run(_args(tmp_path, "g", total_steps=2048, eval_every=1,
+                               final_eval_games=8, **game),
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    s = json.loads((tmp_path / "g" / "summary.json").read_text())
+    assert s["global_step"] == 2048 and "heuristic" in s["win_rate"]
+
+
+def test_the_saved_policy_never_sees_a_hidden_card(tmp_path):
+    """The checkpoint's policy reads the recall encoder only (the critic's hidden features are
+    not among its inputs), and its actions do not change when other hands are swapped."""
+    from agents.ppo_policy import PolicyAgent, load_checkpoint
+    from truco_env import VectorTrucoEnv
+    from truco_env.observe import HIDDEN_SIZE, LAYOUT_VERSION, RECALL_SIZE, Encoder
+    run = subprocess.run(_args(tmp_path, "p", total_steps=2048), cwd=ROOT, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    ckpt = load_checkpoint(tmp_path / "p")
+    assert ckpt["obs_size"] == RECALL_SIZE and ckpt["observation"] == "recall"
+    assert ckpt["layout_version"] == LAYOUT_VERSION
+    assert ckpt["model"]["trunk.0.weight"].shape[1] == RECALL_SIZE
+    assert ckpt["critic"]["net.0.weight"].shape[1] == Encoder("compact").size + HIDDEN_SIZE
+    agent = PolicyAgent.load(tmp_path / "p", greedy=True)
+    assert agent.observation == "recall"
+    # Swap the other seat's unplayed cards with cards nobody holds: same inputs, same logits.
+    venv = VectorTrucoEnv(32, observation="recall", seed=3)
+    obs, info = venv.reset()
+    from truco_env import core as C
+    S = venv.state.copy()
+    before = venv.encoder.encode(S, venv.game.tables, S[:, C.ACTOR])
+    for g in range(32):
+        other = 1 - S[g, C.ACTOR]
+        held = set(S[g, C.HAND:C.HAND + 6].tolist())
+        free = [c for c in range(40) if c not in held and c != S[g, C.MUESTRA]]
+        for k in range(3):
+            if S[g, C.PLAYED + 3 * other + k] < 0:
+                S[g, C.HAND + 3 * other + k] = free[k]
+    after = venv.encoder.encode(S, venv.game.tables, S[:, C.ACTOR])
+    assert np.array_equal(before, after)
+    with torch.no_grad():
+        la, _ = agent.net(torch.from_numpy(before), torch.ones(32, 16, dtype=torch.bool))
+        lb, _ = agent.net(torch.from_numpy(after), torch.ones(32, 16, dtype=torch.bool))
+    assert torch.equal(la, lb)
