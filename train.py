@@ -399,7 +399,8 @@ def exploitability(run_dir: Path, cfg: Config) -> dict:
     (:func:`evaluation.exploit.run_exploit`): its win rate, a lower bound of exploitability."""
     from evaluation.exploit import run_exploit
     out = run_exploit(f"checkpoint:{run_dir / 'checkpoints' / 'latest.pt'}", game_config(cfg),
-                      run_dir / "exploit", cfg.exploit_budget, eval_matches=cfg.final_eval_games,
+                      run_dir / "exploit", cfg.exploit_budget,
+                      eval_matches=max(1, cfg.final_eval_games // 2),
                       seed=cfg.seed, progress=False)
     pair = out["final"]["pairs"][0] if "pairs" in out["final"] else out["final"]
     return {"budget": cfg.exploit_budget, "steps": out["run"]["global_step"], "result": pair}

@@ -172,7 +172,8 @@ TINY = {"num_envs": 64, "num_steps": 16, "hidden": [32], "critic_hidden": [32],
         "minibatch_size": 256, "eval_every": 3, "eval_games": 8, "final_eval_games": 0,
         "progress": False, "tensorboard": False, "checkpoint_every": 4, "snapshot_every": 1,
         "pool_size": 3, "pool_recent": 1, "threads": 1, "device": "cpu",
-        "styles_weight": 0.2, "total_steps": 12288}
+        "styles_weight": 0.2, "total_steps": 12288, "observation": "recall",
+        "critic": "privileged"}
 
 
 def _args(tmp_path: Path, name: str, **values) -> list[str]:

@@ -24,6 +24,7 @@ from training.config import FIELDS, ConfigError, make_config, read_yaml  # noqa:
 ROOT = Path(__file__).resolve().parents[1]
 
 TINY = {"num_envs": 64, "num_steps": 16, "hidden": [32], "critic_hidden": [32], "minibatch_size": 512,
+        "observation": "recall", "critic": "privileged",
         "update_epochs": 1, "eval_every": 0, "final_eval_games": 16, "progress": False,
         "tensorboard": False, "checkpoint_every": 1, "snapshot_every": 1, "threads": 1,
         "device": "cpu"}

@@ -54,10 +54,10 @@ class Config:
                                     "from heuristic hands; 0 at the end, so it telescopes)")
     score_reward: float = _f(0.0, "shaping: add this times (points won - points conceded) / "
                                   "target to the match reward of +1/-1")
-    observation: str = _f("recall", "the policy's encoder (truco_env.observe): recall (perfect "
+    observation: str = _f("compact", "the policy's encoder (truco_env.observe): recall (perfect "
                                     "recall: who played which card, the calls in order), compact "
                                     "or infostate", choices=("recall", "compact", "infostate"))
-    critic: str = _f("privileged", "value function: privileged (a separate network that also "
+    critic: str = _f("shared", "value function: privileged (a separate network that also "
                                    "sees every hand, training only; the policy never does) or "
                                    "shared (a value head on the policy's trunk)",
                      choices=("privileged", "shared"))

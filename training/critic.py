@@ -7,7 +7,7 @@ history that the policy's ``recall`` pieces add is left out (a smaller, faster n
 Centralised training, decentralised execution (as in MAPPO and the "asymmetric actor-critic"
 of Pinto et al. 2018; perfect-information critics are standard in card-game RL): the critic is
 used only to compute advantages during training and is never saved into the policy, whose
-inputs never include a hidden card (tests/test_train.py checks the saved policy's input size
+inputs never include a hidden card (tests/test_learning.py checks the saved policy's inputs
 and tests/test_invariants.py the encoders).  Knowing the hands removes the deal's luck from the
 value, so advantages have far less variance.
 """

@@ -143,4 +143,11 @@ def write_summary(run_dir: Path, cfg: Config, target: int, summary: dict) -> Non
     for name, r in summary["win_rate"].items():
         lines.append(f"| {name} | {r['win_rate']:.3f} | {r['low']:.3f}-{r['high']:.3f} | "
                      f"{r['matches']} |")
+    if "exploit" in summary:
+        ex = summary["exploit"]
+        r = ex["result"]
+        lines += ["", f"Exploitability estimate: a best response trained for {ex['budget']:.0f} s "
+                      f"({ex['steps']:,} steps) wins {r['win_rate']:.3f} "
+                      f"({r['win_lo']:.3f}-{r['win_hi']:.3f}) of {r['matches']} matches against "
+                      f"the final policy."]
     write_atomic(run_dir / "summary.md", "\n".join(lines) + "\n")

@@ -50,6 +50,7 @@ def export(run_dir: str | Path, name: str, out_dir: Path = HERE) -> Path:
     save_checkpoint(out, {"model": {k: v.half() for k, v in ckpt["model"].items()},
                           "obs_size": ckpt["obs_size"], "num_actions": ckpt["num_actions"],
                           "hidden": list(ckpt["hidden"]), "game": game})
+    out.chmod(0o644)     # package data: readable by everyone (temporary files are 0600)
     return out
 
 
