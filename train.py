@@ -51,7 +51,7 @@ from training.logger import eval_names as logger_eval_names
 from training.pool import Pool, frozen_copy, make_baselines, make_heldout, make_styles
 from training.rollout import SeatBuffer
 from training.shaping import Shaper, win_potential
-from training.win_rates import EVAL_SEED, FINAL_SEED, evaluate, game_config
+from training.win_rates import EVAL_SEED, FINAL_SEED, evaluate_all, game_config
 
 
 def train(cfg: Config, resume_from: Path | None = None) -> Path:
@@ -318,7 +318,8 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
             row[f"charts/train_win_rate_{k}"] = float(np.mean(v)) if v else float("nan")
         done_training = finished()
         if cfg.eval_every and iteration % cfg.eval_every == 0 and not done_training:
-            rates = evaluate_all(net, pool, heldout, past, cfg, cfg.eval_games, EVAL_SEED)
+            rates = evaluate_all(net, eval_opponents(pool, heldout, past, EVAL_SEED), cfg,
+                                 cfg.eval_games, EVAL_SEED)
             past = frozen_copy(net) if cfg.eval_heldout else None
             row.update({f"eval/win_rate_{name}": r[0] for name, r in rates.items()})
             win_h = row.get("eval/win_rate_heuristic", win_h)
@@ -343,7 +344,8 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                "SPS": int((global_step - start_step) / max(train_seconds - elapsed_before, 1e-9)),
                "checkpoint": str(ckpt_dir / "latest.pt"), "win_rate": {}}
     if cfg.final_eval_games:
-        rates = evaluate_all(net, pool, heldout, None, cfg, cfg.final_eval_games, FINAL_SEED)
+        rates = evaluate_all(net, eval_opponents(pool, heldout, None, FINAL_SEED), cfg,
+                             cfg.final_eval_games, FINAL_SEED)
         for name, (wr, lo, hi) in rates.items():
             summary["win_rate"][name] = {"win_rate": round(wr, 4),
                                          "ci95": round((hi - lo) / 2, 4), "low": round(lo, 4),
@@ -383,15 +385,14 @@ def arrays(x):
     return x
 
 
-def evaluate_all(net, pool: Pool, heldout: dict, past, cfg: Config, games: int,
-                 seed: int) -> dict[str, tuple[float, float, float]]:
-    """Win rates against the baselines, the held-out styles and ``past`` (when given)."""
+def eval_opponents(pool: Pool, heldout: dict, past, seed: int) -> dict:
+    """The agents of an evaluation: the baselines, the held-out styles and ``past`` if given."""
     from agents.ppo_policy import PolicyAgent
     opps = {name: o.agent for name, o in pool.baselines.items()}
     opps.update({short_name(spec): agent for spec, agent in heldout.items()})
     if past is not None:
         opps["past"] = PolicyAgent(past, seed=seed, name="past")
-    return {name: evaluate(net, agent, cfg, games, seed) for name, agent in opps.items()}
+    return opps
 
 
 def exploitability(run_dir: Path, cfg: Config) -> dict:

@@ -18,6 +18,7 @@ Everything here (the snapshots, their statistics, every opponent's random stream
 """
 from __future__ import annotations
 
+import copy
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -201,11 +202,13 @@ class Pool:
 
 
 def frozen_copy(net):
-    """A CPU copy of a policy network, in eval mode."""
-    from agents.ppo_policy import PolicyNet
-    snap = PolicyNet(net.obs_size, net.num_actions, tuple(net.hidden))
-    snap.load_state_dict({k: v.detach().cpu().clone() for k, v in net.state_dict().items()})
-    return snap.eval()
+    """A CPU copy of a policy network, in eval mode, without gradients (draws no random
+    number: copying is not initialising)."""
+    snap = copy.deepcopy(net).cpu().eval()
+    for p in snap.parameters():
+        p.grad = None
+        p.requires_grad_(False)
+    return snap
 
 
 def make_baselines(cfg: Config) -> dict[str, Any]:

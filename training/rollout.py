@@ -115,12 +115,6 @@ class SeatBuffer:
         self.done[ended[ended >= 0]] = True
         self.last[games] = -1
 
-    def drop(self, games: np.ndarray) -> None:
-        """Forget the pending transitions of ``games`` (they are not trained)."""
-        ended = self.last[games]
-        self.done[ended[ended >= 0]] = True    # kept out of the carry; see finish()
-        self.last[games] = -1
-
     # ------------------------------------------------------------------ GAE
     def pending_mask(self) -> np.ndarray:
         pend = np.zeros(self.size, np.bool_)

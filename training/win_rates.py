@@ -19,18 +19,26 @@ def game_config(cfg: Config):
     return GameConfig(players=cfg.players, rules=cfg.rules, target=cfg.target, flor=cfg.flor)
 
 
-def evaluate(net, opponent, cfg: Config, games: int, seed: int) -> tuple[float, float, float]:
-    """``(rate, low, high)`` of ``net`` (sampling, or argmax with ``eval_greedy``) over ``games``
-    matches (``games // 2`` duplicate pairs, at least one) against the agent ``opponent``, on
-    the deals of ``seed``.  Plays a CPU copy of ``net``; touches neither ``net``, torch's global
-    random stream nor the opponent's random stream (it plays a reseeded copy)."""
-    from agents.ppo_policy import PolicyAgent
+def evaluate(learner, opponent, cfg: Config, games: int, seed: int) -> tuple[float, float, float]:
+    """``(rate, low, high)`` of the agent ``learner`` over ``games`` matches (``games // 2``
+    duplicate pairs, at least one) against the agent ``opponent``, on the deals of ``seed``.
+    Both play reseeded copies: no caller's random stream moves."""
     from evaluation.tournament import play_duplicate, summarize_pair
 
-    learner = PolicyAgent(copy.deepcopy(net).cpu(), greedy=cfg.eval_greedy, seed=seed,
-                          name="learner")
-    opp = copy.deepcopy(opponent)
+    me, opp = copy.deepcopy(learner), copy.deepcopy(opponent)
+    me.reseed(seed)
     opp.reseed(seed + 1)
-    res = play_duplicate(learner, opp, range(max(1, games // 2)), game_config(cfg), seed=seed)
+    res = play_duplicate(me, opp, range(max(1, games // 2)), game_config(cfg), seed=seed)
     s = summarize_pair(res)
     return s["win_rate"], s["win_lo"], s["win_hi"]
+
+
+def evaluate_all(net, opponents: dict, cfg: Config, games: int,
+                 seed: int) -> dict[str, tuple[float, float, float]]:
+    """:func:`evaluate` of ``net`` (sampling, or argmax with ``eval_greedy``; one CPU copy,
+    ``net`` untouched) against every agent of ``opponents`` (name -> agent)."""
+    from agents.ppo_policy import PolicyAgent
+    from .pool import frozen_copy
+
+    learner = PolicyAgent(frozen_copy(net), greedy=cfg.eval_greedy, seed=seed, name="learner")
+    return {name: evaluate(learner, agent, cfg, games, seed) for name, agent in opponents.items()}
