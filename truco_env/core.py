@@ -27,6 +27,7 @@ from .cards import ENVIDO_VALUE, TRUCO_RANK
 from .rules import (
     RuleTables, K_ACHICO, K_BUENAS, K_CF_NQ, K_CF_Q, K_FALTA, K_FLOR, K_FLOR_EACH, K_FLOR_PTS, K_FLOR_VS,
     K_MUESTRA, K_PIEZA_ENV, K_RESTO, K_RESTO_NQ, K_TARGET, NUM_ACTIONS,
+    K_FALTA_POINTS, K_MODE, MODE_DESTANTADO, MODE_PATA, MODE_TEAMS,
 )
 
 P_MAX = 6          # seats
@@ -39,6 +40,8 @@ LOG_MAX = 128      # events recorded per hand (a hand has at most about 80)
 # Action ids (same order as rules.ACTIONS).
 A_PLAY0, A_PLAY1, A_PLAY2, A_ENVIDO, A_REAL, A_FALTA, A_FLOR, A_CONTRAFLOR, A_RESTO, A_ACHICO, \
     A_TRUCO, A_RETRUCO, A_VALE4, A_QUIERO, A_NO_QUIERO, A_MAZO = range(16)
+# Three-player modes (issue 12): pata de gallo's discard of slot 0..3 of the gallo's four cards.
+A_DISCARD0 = 16
 
 # Flor contest states.
 FLOR_NONE, FLOR_SUNG, FLOR_CONTRA, FLOR_RESTO = 0, 1, 2, 3
@@ -53,8 +56,15 @@ FLOR_NONE, FLOR_SUNG, FLOR_CONTRA, FLOR_RESTO = 0, 1, 2, 3
 #   EV_HAND_END  the hand is over: team = the team that won the hand (-1 when a match point
 #                scored from a song ended it), value = reason (END_*)
 #   EV_MATCH_END team reached the target: value = its score
-EV_ACTION, EV_BAZA, EV_DECLARE, EV_POINTS, EV_HAND_END, EV_MATCH_END = range(6)
-EVENT_NAMES = ("action", "baza", "declare", "points", "hand_end", "match_end")
+#   EV_PASS      destantado: seat passed value points (tantos) to the player ``team`` (a seat
+#                here), detail = source (SRC_*)
+#   In the three-player modes EV_POINTS has seat = the player who scored (pata de gallo: one
+#   event per player of the side; destantado: points shed to the pot), team = his side.
+#   EV_DISCARD   pata de gallo: seat (the gallo) discarded a card face down (which one is not
+#                logged: the log is public)
+EV_ACTION, EV_BAZA, EV_DECLARE, EV_POINTS, EV_HAND_END, EV_MATCH_END, EV_PASS, EV_DISCARD = \
+    range(8)
+EVENT_NAMES = ("action", "baza", "declare", "points", "hand_end", "match_end", "pass", "discard")
 SRC_ENVIDO, SRC_FLOR, SRC_TRUCO = range(3)
 SOURCE_NAMES = ("envido", "flor", "truco")
 END_BAZAS, END_NO_QUIERO, END_MAZO, END_MATCH_POINT = 1, 2, 3, 4
@@ -113,6 +123,19 @@ FIELDS: tuple[tuple[str, int, str], ...] = (
     ("MUESTRA", 1, "card id turned up (uruguayo), -1 without muestra"),
     ("LOG_LEN", 1, "events in LOG (the hand's events stop at LOG_MAX)"),
     ("LOG", LOG_MAX, "the hand's events in order, one packed int32 each (unpack_event)"),
+) + (
+    # ---- three-player modes (issue 12).  In them SCORE and HAND_PTS are per seat (pata de
+    # gallo: points won; destantado: tantos shed, 10 - the player's pile) and WINNER is a seat.
+    ("GALLO", 1, "pata de gallo: seat of the gallo (the dealer, alone), -1 otherwise"),
+    ("DISCARDING", 1, "pata de gallo: 1 while the gallo must discard (nobody else acts)"),
+    ("FOURTH", 1, "pata de gallo: the gallo's fourth card while he discards, -1 otherwise"),
+    ("DISCARD", 1, "pata de gallo: the card the gallo discarded (known to him only), -1 none"),
+    ("OUT", P_MAX, "destantado, per seat: 1 once it left the hand (no quiero to a truco, mazo)"),
+    ("NOUT", 1, "destantado: seats out of the hand"),
+    ("ENV_LEFT", 1, "destantado: bit mask of the seats still to answer the pending envido"),
+    ("ENV_IN", 1, "destantado: bit mask of the seats in the envido (the caller, who accepted)"),
+    ("TRU_LEFT", 1, "destantado: bit mask of the seats still to answer the pending truco song"),
+    ("NEXT_MANO", 1, "seat of the next hand's mano, set when the hand ends (-1 before)"),
 )
 
 
@@ -146,6 +169,10 @@ BAZA_CARD = OFFSETS["BAZA_CARD"]; SCORE = OFFSETS["SCORE"]; HAND_PTS = OFFSETS["
 HAND_OVER = OFFSETS["HAND_OVER"]; END_REASON = OFFSETS["END_REASON"]; DONE = OFFSETS["DONE"]
 WINNER = OFFSETS["WINNER"]; HAND_NO = OFFSETS["HAND_NO"]; MUESTRA = OFFSETS["MUESTRA"]
 LOG_LEN = OFFSETS["LOG_LEN"]; LOG = OFFSETS["LOG"]
+GALLO = OFFSETS["GALLO"]; DISCARDING = OFFSETS["DISCARDING"]; FOURTH = OFFSETS["FOURTH"]
+DISCARD = OFFSETS["DISCARD"]; OUT = OFFSETS["OUT"]; NOUT = OFFSETS["NOUT"]
+ENV_LEFT = OFFSETS["ENV_LEFT"]; ENV_IN = OFFSETS["ENV_IN"]; TRU_LEFT = OFFSETS["TRU_LEFT"]
+NEXT_MANO = OFFSETS["NEXT_MANO"]
 
 _RANK = TRUCO_RANK.astype(np.int32)
 _ENVIDO_VALUE = ENVIDO_VALUE.astype(np.int32)
@@ -159,7 +186,9 @@ def new_state(n: int, players: int, score: np.ndarray | None = None) -> np.ndarr
     S[:, TEAM:TEAM + P_MAX] = np.arange(P_MAX) % 2
     S[:, WINNER] = -1
     if score is not None:
-        S[:, SCORE:SCORE + 2] = score
+        score = np.asarray(score)
+        S[:, SCORE:SCORE + score.shape[-1]] = score   # by team; by seat in three-player modes
+    S[:, NEXT_MANO] = -1
     return S
 
 
@@ -350,6 +379,34 @@ def _start_hand(S, K, games, decks, manos):
         S[g, END_REASON] = 0
         S[g, LOG_LEN] = 0
         S[g, HAND_NO] += 1
+        # ---- three-player modes (issue 12)
+        S[g, GALLO] = -1
+        S[g, DISCARDING] = 0
+        S[g, FOURTH] = -1
+        S[g, DISCARD] = -1
+        S[g, NOUT] = 0
+        S[g, ENV_LEFT] = 0
+        S[g, ENV_IN] = 0
+        S[g, TRU_LEFT] = 0
+        S[g, NEXT_MANO] = -1
+        for p in range(P_MAX):
+            S[g, OUT + p] = 0
+        mode = K[K_MODE]
+        if mode == MODE_PATA:
+            # The dealer (the seat before the mano) is the gallo: alone against the other two,
+            # dealt a fourth card (the next of the deck) that he discards before anyone acts.
+            gallo = (mano + P - 1) % P
+            S[g, GALLO] = gallo
+            S[g, NTEAMS] = 2
+            for p in range(P):
+                S[g, TEAM + p] = 0 if p == gallo else 1
+            S[g, FOURTH] = decks[i, 3 * P]
+            S[g, DISCARDING] = 1
+            S[g, ACTOR] = gallo
+        elif mode == MODE_DESTANTADO:
+            S[g, NTEAMS] = P      # each alone: his seat is his side
+            for p in range(P):
+                S[g, TEAM + p] = p
         _hand_values(S, K, g)
 
 
@@ -427,9 +484,13 @@ def _log(S, g, kind, seat, team, value, detail):
 def _award(S, K, g, team, pts, source):
     """Score points for a team; the match ends the moment a side reaches the target.
 
-    Points from a song that reach the target end the hand there (``END_MATCH_POINT``).
+    Points from a song that reach the target end the hand there (``END_MATCH_POINT``).  In the
+    three-player modes every player of the side scores them (:func:`_award_seats`).
     """
     if pts <= 0 or S[g, DONE] == 1:
+        return
+    if K[K_MODE] != MODE_TEAMS:
+        _award_seats(S, K, g, team, pts, source)
         return
     S[g, SCORE + team] += pts
     S[g, HAND_PTS + team] += pts
@@ -444,6 +505,58 @@ def _award(S, K, g, team, pts, source):
             _log(S, g, EV_MATCH_END, -1, team, S[g, SCORE + team], -1)
 
 
+# ---- three-player modes (issue 12): scores per seat.
+@nb.njit(cache=True)
+def _check_winner(S, g, target):
+    """Per-seat scores: the player who reached the target wins the match (two at once: the
+    higher score, then the one nearer the mano); a song's points end the hand there."""
+    P = S[g, NPLAYERS]
+    mano = S[g, MANO]
+    best = -1
+    for i in range(P):
+        p = (mano + i) % P
+        if S[g, SCORE + p] >= target and (best < 0 or S[g, SCORE + p] > S[g, SCORE + best]):
+            best = p
+    if best < 0:
+        return
+    S[g, DONE] = 1
+    S[g, WINNER] = best
+    if S[g, HAND_OVER] == 0:
+        S[g, HAND_OVER] = 1
+        S[g, END_REASON] = END_MATCH_POINT
+        _log(S, g, EV_HAND_END, -1, -1, END_MATCH_POINT, -1)
+        _log(S, g, EV_MATCH_END, -1, best, S[g, SCORE + best], -1)
+
+
+@nb.njit(cache=True)
+def _award_seats(S, K, g, team, pts, source):
+    """Per-seat scores: every player of side ``team`` scores ``pts`` (pata de gallo: "los
+    puntos que obtengan se anotan individualmente para cada uno"; destantado: the player sheds
+    them to the pot, nobody receives them)."""
+    P = S[g, NPLAYERS]
+    mano = S[g, MANO]
+    for i in range(P):
+        p = (mano + i) % P
+        if S[g, TEAM + p] == team:
+            S[g, SCORE + p] += pts
+            S[g, HAND_PTS + p] += pts
+            _log(S, g, EV_POINTS, p, team, pts, source)
+    _check_winner(S, g, K[K_TARGET])
+
+
+@nb.njit(cache=True)
+def _pass(S, K, g, giver, taker, pts, source):
+    """Destantado: ``giver`` passes ``pts`` tantos of his pile to ``taker``."""
+    if pts <= 0 or S[g, DONE] == 1:
+        return
+    S[g, SCORE + giver] += pts
+    S[g, HAND_PTS + giver] += pts
+    S[g, SCORE + taker] -= pts
+    S[g, HAND_PTS + taker] -= pts
+    _log(S, g, EV_PASS, giver, taker, pts, source)
+    _check_winner(S, g, K[K_TARGET])
+
+
 FALTA_MALAS, FALTA_MATCH, FALTA_LEADER = 0, 1, 2
 
 
@@ -455,16 +568,22 @@ def _falta_value(S, K, g, winner_team, rule):
     leader lacks; ``FALTA_MATCH``: what the winner lacks; ``FALTA_LEADER``: what the leader lacks.
     """
     target = K[K_TARGET]
-    n = S[g, NTEAMS]
+    # Scores by team, or by seat in the three-player modes (then the winning side's score is
+    # its best player's).
+    per_seat = K[K_MODE] != MODE_TEAMS
+    n = S[g, NPLAYERS] if per_seat else S[g, NTEAMS]
     lead = S[g, SCORE]
+    won = -1000000
     in_malas = True
     for t in range(n):
         if S[g, SCORE + t] > lead:
             lead = S[g, SCORE + t]
         if S[g, SCORE + t] > target // 2:
             in_malas = False
+        if (S[g, TEAM + t] if per_seat else t) == winner_team and S[g, SCORE + t] > won:
+            won = S[g, SCORE + t]
     if rule == FALTA_MATCH or (rule == FALTA_MALAS and K[K_BUENAS] == 1 and in_malas):
-        return target - S[g, SCORE + winner_team]
+        return target - won
     return target - lead
 
 
@@ -479,13 +598,14 @@ def _beats(S, g, p, v, best, best_v):
 
 
 @nb.njit(cache=True)
-def _declare(S, g, pts_off, reveal):
+def _declare(S, g, pts_off, reveal, members):
     """Declare points around the table from the mano; returns the winning seat.
 
     The highest points win, ties going to the player nearer the mano.  A player speaks when his
     side is not winning so far and he beats the best declared; the others say "son buenas" and
     stay private.  Rounds repeat until nobody can speak, so a side's best hand always counts.
-    Players with negative points (no flor) take no part.
+    Players with negative points (no flor) take no part, nor seats outside the bit mask
+    ``members`` (destantado: who is in the envido).
     """
     P = S[g, NPLAYERS]
     mano = S[g, MANO]
@@ -499,7 +619,7 @@ def _declare(S, g, pts_off, reveal):
         for i in range(P):
             p = (mano + i) % P
             v = S[g, pts_off + p]
-            if v < 0 or p == best:
+            if v < 0 or p == best or (members >> p) & 1 == 0:
                 continue
             if best < 0 or (S[g, TEAM + p] != S[g, TEAM + best] and _beats(S, g, p, v, best, best_v)):
                 best = p
@@ -512,9 +632,12 @@ def _declare(S, g, pts_off, reveal):
     if reveal:
         for i in range(P):       # the others said "son buenas": their points stay private
             p = (mano + i) % P
-            if S[g, pts_off + p] >= 0 and (spoke >> p) & 1 == 0:
+            if S[g, pts_off + p] >= 0 and (spoke >> p) & 1 == 0 and (members >> p) & 1 == 1:
                 _log(S, g, EV_DECLARE, p, S[g, TEAM + p], -1, kind)
     return best
+
+
+ALL_SEATS = (1 << P_MAX) - 1
 
 
 @nb.njit(cache=True)
@@ -563,6 +686,10 @@ def _mask_one(S, K, envido_next, g, m):
         m[a] = False
     if S[g, HAND_OVER] == 1 or S[g, DONE] == 1:
         return
+    if S[g, DISCARDING] == 1:      # pata de gallo: the gallo discards one of his four cards
+        for k in range(4):
+            m[A_DISCARD0 + k] = True
+        return
     seat = S[g, ACTOR]
     fs = S[g, FLOR_STATE]
     if fs == FLOR_SUNG:            # the opponent with flor answers the flor
@@ -583,9 +710,12 @@ def _mask_one(S, K, envido_next, g, m):
     if _must_sing_flor(S, K, g, seat):
         m[A_FLOR] = True
         return
+    alone = K[K_MODE] == MODE_DESTANTADO   # each answers for himself: no raise in an answer
     if S[g, ENVIDO_PENDING] == 1:
         m[A_QUIERO] = True
         m[A_NO_QUIERO] = True
+        if alone:
+            return
         chain = S[g, ENVIDO_CHAIN_ID]
         for j in range(3):
             if envido_next[chain, j] >= 0:
@@ -599,7 +729,7 @@ def _mask_one(S, K, envido_next, g, m):
     if pending > 0:
         m[A_QUIERO] = True
         m[A_NO_QUIERO] = True
-        if pending < 3:
+        if pending < 3 and not alone:
             m[A_TRUCO + pending] = True
         return
     # The player about to play a card.
@@ -609,7 +739,8 @@ def _mask_one(S, K, envido_next, g, m):
     level = S[g, TRUCO_LEVEL]
     if level == 0:
         m[A_TRUCO] = True
-    elif level < 3 and S[g, TRUCO_OWNER] == S[g, TEAM + seat]:
+    elif level < 3 and (S[g, TRUCO_CALLER] != seat if alone
+                        else S[g, TRUCO_OWNER] == S[g, TEAM + seat]):
         m[A_TRUCO + level] = True
     m[A_MAZO] = True
 
@@ -667,11 +798,71 @@ def _hand_winner(S, g):
 
 
 @nb.njit(cache=True)
+def _first_in_hand(S, g, seat):
+    """``seat``, or the next seat after it still in the hand (destantado)."""
+    P = S[g, NPLAYERS]
+    while S[g, OUT + seat] == 1:
+        seat = (seat + 1) % P
+    return seat
+
+
+@nb.njit(cache=True)
+def _hand_winner_alone(S, g):
+    """Destantado (each alone): the seat that has won the hand from the finished bazas, or -1.
+
+    As section 2 with seats for teams: two bazas; the first baza and then a parda; a parda and
+    then the next decided baza; and, among three, three bazas won by three players: the winner
+    of the first ("la primera baza ... es la que vale más").  Three pardas: the mano, or the
+    first player after him still in the hand.
+    """
+    P = S[g, NPLAYERS]
+    first = -1
+    parda = False
+    finished = 0
+    for b in range(3):
+        r = S[g, RESULT + b]
+        if r == -2:
+            break
+        finished += 1
+        if r == -1:
+            parda = True
+            continue
+        if first < 0:
+            first = r
+        for bb in range(b):
+            if S[g, RESULT + bb] == r:
+                return r
+    if parda and first >= 0:
+        return first
+    if finished == 3:
+        if first >= 0:
+            return first
+        return _first_in_hand(S, g, S[g, MANO])
+    return -1
+
+
+@nb.njit(cache=True)
 def _end_hand(S, T, g, team, pts, reason):
-    """The hand is over: ``team`` wins it and scores ``pts`` (the truco's worth)."""
+    """The hand is over: ``team`` wins it and scores ``pts`` (the truco's worth).
+
+    Destantado: ``team`` is the winner's seat; he passes ``pts`` to each player still in the
+    hand, or sheds them to the pot when nobody else is (docs/rules.md section 11).
+    """
     S[g, HAND_OVER] = 1
     S[g, END_REASON] = reason
-    _award(S, T.knobs, g, team, pts, SRC_TRUCO)
+    P = S[g, NPLAYERS]
+    if T.knobs[K_MODE] == MODE_DESTANTADO:
+        S[g, NEXT_MANO] = team        # "el jugador que gana la mano es el que empieza"
+        if S[g, NOUT] == P - 1:
+            _award(S, T.knobs, g, team, pts, SRC_TRUCO)
+        else:
+            for i in range(1, P):
+                q = (team + i) % P
+                if S[g, OUT + q] == 0:
+                    _pass(S, T.knobs, g, team, q, pts, SRC_TRUCO)
+    else:
+        S[g, NEXT_MANO] = (S[g, MANO] + 1) % P
+        _award(S, T.knobs, g, team, pts, SRC_TRUCO)
     _log(S, g, EV_HAND_END, -1, team, reason, -1)
     if S[g, DONE] == 1:
         _log(S, g, EV_MATCH_END, -1, S[g, WINNER], S[g, SCORE + S[g, WINNER]], -1)
@@ -693,20 +884,33 @@ def _play_card(S, T, g, seat, k):
     elif r == S[g, BEST_RANK] and S[g, TEAM + seat] != S[g, TEAM + best]:
         S[g, BEST_TIE] = 1
     S[g, NCARDS] += 1
-    if S[g, NCARDS] < P:
-        S[g, TURN] = (seat + 1) % P
-        S[g, ACTOR] = S[g, TURN]
+    if S[g, NCARDS] < P - S[g, NOUT]:
+        nxt = (seat + 1) % P
+        while S[g, OUT + nxt] == 1:   # destantado: seats out of the hand are skipped
+            nxt = (nxt + 1) % P
+        S[g, TURN] = nxt
+        S[g, ACTOR] = nxt
         return
-    # The baza is complete.
+    _complete_baza(S, T, g)
+
+
+@nb.njit(cache=True)
+def _complete_baza(S, T, g):
+    """Every player in the hand has played in the baza in progress: its result, the hand's
+    end if the bazas decide it, else the next baza."""
+    P = S[g, NPLAYERS]
+    b = S[g, BAZA]
     if S[g, BEST_TIE] == 1:
         S[g, RESULT + b] = -1
         leader = S[g, LEAD]          # parda: who opened the tied baza leads again
+        while S[g, OUT + leader] == 1:   # destantado: ... or the next still in the hand
+            leader = (leader + 1) % P
         _log(S, g, EV_BAZA, -1, -1, b, -1)
     else:
         S[g, RESULT + b] = S[g, TEAM + S[g, BEST_SEAT]]
         leader = S[g, BEST_SEAT]
         _log(S, g, EV_BAZA, leader, S[g, RESULT + b], b, -1)
-    w = _hand_winner(S, g)
+    w = _hand_winner_alone(S, g) if T.knobs[K_MODE] == MODE_DESTANTADO else _hand_winner(S, g)
     if w >= 0:
         _end_hand(S, T, g, w, T.truco_quiero[S[g, TRUCO_LEVEL]], END_BAZAS)
         return
@@ -724,11 +928,13 @@ def _play_card(S, T, g, seat, k):
 @nb.njit(cache=True)
 def _resolve_envido(S, T, g):
     K = T.knobs
-    winner = _declare(S, g, ENVIDO_PTS, True)
+    winner = _declare(S, g, ENVIDO_PTS, True, ALL_SEATS)
     team = S[g, TEAM + winner]
     S[g, ENVIDO_WINNER] = winner
     pts = T.envido_quiero[S[g, ENVIDO_CHAIN_ID]]
-    if pts < 0:
+    if pts < 0 and K[K_FALTA_POINTS] > 0:      # a fixed falta (knob falta_points)
+        pts = K[K_FALTA_POINTS]
+    elif pts < 0:
         pts = _falta_value(S, K, g, team, FALTA_MALAS if K[K_FALTA] == 0 else FALTA_LEADER)
     S[g, ENVIDO_PENDING] = 0
     _award(S, K, g, team, pts, SRC_ENVIDO)
@@ -736,7 +942,7 @@ def _resolve_envido(S, T, g):
 
 @nb.njit(cache=True)
 def _flor_winner_team(S, g):
-    return S[g, TEAM + _declare(S, g, FLOR_PTS, True)]
+    return S[g, TEAM + _declare(S, g, FLOR_PTS, True, ALL_SEATS)]
 
 
 @nb.njit(cache=True)
@@ -780,6 +986,181 @@ def _sing_flor(S, K, g, seat):
     S[g, ACTOR] = opp
 
 
+# ---- three-player modes (issue 12)
+@nb.njit(cache=True)
+def _discard(S, K, g, seat, k):
+    """Pata de gallo: the gallo discards slot ``k`` of his four cards (3 = the fourth); the
+    three he keeps stay in their order in slots 0..2, and the hand begins with the mano."""
+    if k == 3:
+        S[g, DISCARD] = S[g, FOURTH]
+    else:
+        S[g, DISCARD] = S[g, HAND + 3 * seat + k]
+        for i in range(k, 2):
+            S[g, HAND + 3 * seat + i] = S[g, HAND + 3 * seat + i + 1]
+        S[g, HAND + 3 * seat + 2] = S[g, FOURTH]
+    S[g, FOURTH] = -1
+    S[g, DISCARDING] = 0
+    S[g, ACTED + seat] = 0        # discarding is not acting in the hand (flor is still due)
+    _hand_values(S, K, g)
+    S[g, ACTOR] = S[g, TURN]
+
+
+@nb.njit(cache=True, inline="always")
+def _next_in(S, g, seat, mask):
+    """The next seat after ``seat`` in play order whose bit is set in ``mask`` (-1 none)."""
+    P = S[g, NPLAYERS]
+    for i in range(1, P):
+        q = (seat + i) % P
+        if (mask >> q) & 1 == 1:
+            return q
+    return -1
+
+
+@nb.njit(cache=True)
+def _others_in_hand(S, g, seat):
+    P = S[g, NPLAYERS]
+    mask = 0
+    for p in range(P):
+        if p != seat and S[g, OUT + p] == 0:
+            mask |= 1 << p
+    return mask
+
+
+@nb.njit(cache=True)
+def _resolve_envido_alone(S, T, g):
+    """Destantado: the envido has been answered by everyone.  Nobody accepted: the caller
+    sheds the no quiero points to the pot.  Else the best envido among the caller and those
+    who accepted passes the points to each of the others (falta envido: ``falta_points``)."""
+    K = T.knobs
+    caller = S[g, ENVIDO_CALLER]
+    chain = S[g, ENVIDO_CHAIN_ID]
+    members = S[g, ENV_IN]
+    S[g, ENVIDO_PENDING] = 0
+    if members == 1 << caller:
+        _award(S, K, g, S[g, TEAM + caller], T.envido_no_quiero[chain], SRC_ENVIDO)
+        return
+    winner = _declare(S, g, ENVIDO_PTS, True, members)
+    S[g, ENVIDO_WINNER] = winner
+    pts = T.envido_quiero[chain]
+    if pts < 0:
+        pts = K[K_FALTA_POINTS] if K[K_FALTA_POINTS] > 0 else _falta_value(
+            S, K, g, S[g, TEAM + winner], FALTA_MALAS if K[K_FALTA] == 0 else FALTA_LEADER)
+    P = S[g, NPLAYERS]
+    for i in range(1, P):
+        q = (winner + i) % P
+        if (members >> q) & 1 == 1:
+            _pass(S, K, g, winner, q, pts, SRC_ENVIDO)
+
+
+@nb.njit(cache=True)
+def _settle_alone(S, T, g):
+    """Destantado, after a player left the hand: every baza is judged again among the players
+    still in it (the cards of who left no longer count); the hand ends if that decides it,
+    the baza in progress completes if everyone in the hand has played in it, else the turn
+    passes to the next player still in the hand."""
+    P = S[g, NPLAYERS]
+    cur = S[g, BAZA]
+    for b in range(cur + 1):
+        best = -1
+        rank = -1
+        tie = 0
+        n = 0
+        lead = S[g, BAZA_LEAD + b]
+        for i in range(P):
+            p = (lead + i) % P
+            if S[g, OUT + p] == 1 or S[g, BAZA_CARD + b * P_MAX + p] < 0:
+                continue
+            r = -1
+            for k in range(3):
+                if S[g, PLAYED + 3 * p + k] == b:
+                    r = S[g, HRANK + 3 * p + k]
+            n += 1
+            if best < 0 or r > rank:
+                best = p
+                rank = r
+                tie = 0
+            elif r == rank:
+                tie = 1
+        if b < cur:
+            S[g, RESULT + b] = -1 if tie == 1 else S[g, TEAM + best]
+        else:
+            S[g, NCARDS] = n
+            S[g, BEST_SEAT] = best
+            S[g, BEST_RANK] = rank
+            S[g, BEST_TIE] = tie
+    w = _hand_winner_alone(S, g)
+    if w >= 0:
+        _end_hand(S, T, g, w, T.truco_quiero[S[g, TRUCO_LEVEL]], END_BAZAS)
+        return
+    if S[g, NCARDS] == P - S[g, NOUT]:
+        _complete_baza(S, T, g)
+        return
+    S[g, TURN] = _first_in_hand(S, g, S[g, TURN])
+    _resume(S, g)
+
+
+@nb.njit(cache=True)
+def _step_alone(S, T, g, seat, a):
+    """Destantado's songs, answers and mazo (each player alone, docs/rules.md section 11).
+
+    A song is answered by each other player still in the hand, in play order, each for
+    himself (``quiero`` or ``no_quiero``, no raise in an answer).  Who rejects a truco song,
+    or goes to the mazo, leaves the hand.
+    """
+    P = S[g, NPLAYERS]
+    if a >= A_ENVIDO and a <= A_FALTA:
+        S[g, ENVIDO_CHAIN_ID] = T.envido_next[0, a - A_ENVIDO]
+        S[g, ENVIDO_CALLER] = seat
+        S[g, ENVIDO_PENDING] = 1
+        S[g, ENVIDO_CLOSED] = 1
+        S[g, ENV_IN] = 1 << seat
+        S[g, ENV_LEFT] = _others_in_hand(S, g, seat)
+        S[g, ENVIDO_ANSWERER] = _next_in(S, g, seat, S[g, ENV_LEFT])
+        S[g, ACTOR] = S[g, ENVIDO_ANSWERER]
+    elif a >= A_TRUCO and a <= A_VALE4:
+        S[g, TRUCO_PENDING] = a - A_TRUCO + 1
+        S[g, TRUCO_CALLER] = seat
+        S[g, TRU_LEFT] = _others_in_hand(S, g, seat)
+        S[g, TRUCO_ANSWERER] = _next_in(S, g, seat, S[g, TRU_LEFT])
+        S[g, ACTOR] = S[g, TRUCO_ANSWERER]
+    elif a == A_QUIERO or a == A_NO_QUIERO:
+        if S[g, ENVIDO_PENDING] == 1:
+            S[g, ENV_LEFT] &= ~(1 << seat)
+            if a == A_QUIERO:
+                S[g, ENV_IN] |= 1 << seat
+            if S[g, ENV_LEFT] != 0:
+                S[g, ENVIDO_ANSWERER] = _next_in(S, g, seat, S[g, ENV_LEFT])
+                S[g, ACTOR] = S[g, ENVIDO_ANSWERER]
+            else:
+                _resolve_envido_alone(S, T, g)
+                _resume(S, g)
+        else:
+            S[g, TRU_LEFT] &= ~(1 << seat)
+            if a == A_NO_QUIERO:
+                S[g, OUT + seat] = 1
+                S[g, NOUT] += 1
+            if S[g, TRU_LEFT] != 0:
+                S[g, TRUCO_ANSWERER] = _next_in(S, g, seat, S[g, TRU_LEFT])
+                S[g, ACTOR] = S[g, TRUCO_ANSWERER]
+            else:
+                pending = S[g, TRUCO_PENDING]
+                S[g, TRUCO_PENDING] = 0
+                if S[g, NOUT] == P - 1:     # nobody accepted: the song's winner sheds to the pot
+                    _end_hand(S, T, g, S[g, TRUCO_CALLER], T.truco_no_quiero[pending],
+                              END_NO_QUIERO)
+                else:
+                    S[g, TRUCO_LEVEL] = pending
+                    _settle_alone(S, T, g)
+    elif a == A_MAZO:
+        S[g, OUT + seat] = 1
+        S[g, NOUT] += 1
+        if S[g, NOUT] == P - 1:
+            _end_hand(S, T, g, _first_in_hand(S, g, seat), T.truco_quiero[S[g, TRUCO_LEVEL]],
+                      END_MAZO)
+        else:
+            _settle_alone(S, T, g)
+
+
 @nb.njit(cache=True, inline="always")
 def _step_one(S, T, g, a, pts_out):
     K = T.knobs
@@ -787,11 +1168,20 @@ def _step_one(S, T, g, a, pts_out):
     team = S[g, TEAM + seat]
     for t in range(T_MAX):
         pts_out[t] = S[g, SCORE + t]
-    _log(S, g, EV_ACTION, seat, team, a, S[g, HAND + 3 * seat + a] if a <= A_PLAY2 else -1)
+    if a >= A_DISCARD0:
+        _log(S, g, EV_DISCARD, seat, team, -1, -1)
+    else:
+        _log(S, g, EV_ACTION, seat, team, a, S[g, HAND + 3 * seat + a] if a <= A_PLAY2 else -1)
     S[g, ACTED + seat] = 1
     fs = S[g, FLOR_STATE]
 
-    if a <= A_PLAY2:
+    if a >= A_DISCARD0:
+        _discard(S, K, g, seat, a - A_DISCARD0)
+
+    elif a >= A_ENVIDO and K[K_MODE] == MODE_DESTANTADO:
+        _step_alone(S, T, g, seat, a)
+
+    elif a <= A_PLAY2:
         _play_card(S, T, g, seat, a - A_PLAY0)
 
     elif a == A_FLOR:

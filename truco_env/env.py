@@ -105,6 +105,11 @@ _ACTION_MEANING = {
     "truco": "sing truco", "retruco": "raise to retruco", "vale_cuatro": "raise to vale cuatro",
     "quiero": "accept the pending song", "no_quiero": "reject the pending song",
     "mazo": "give up the hand (the whole side)",
+    # ---- three-player modes (issue 12)
+    "discard_0": "pata de gallo: the gallo discards the card in slot 0 of his four",
+    "discard_1": "pata de gallo: the gallo discards slot 1", "discard_2":
+    "pata de gallo: the gallo discards slot 2", "discard_3":
+    "pata de gallo: the gallo discards slot 3 (the fourth card dealt)",
 }
 _OPTIONS = ("hands", "mano", "score", "muestra", "deals")
 _ENV_ARGS = ("players", "rules", "target", "flor", "episode", "reward", "observation",

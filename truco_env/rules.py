@@ -24,6 +24,11 @@ ACTIONS: tuple[str, ...] = (
     "flor", "contraflor", "contraflor_al_resto", "con_flor_me_achico",
     "truco", "retruco", "vale_cuatro",
     "quiero", "no_quiero", "mazo",
+) + (
+    # ---- three-player modes (issue 12): pata de gallo's discard, appended after mazo so that
+    # the ids above keep their meaning.  discard_k discards the card in slot k of the gallo's
+    # four (slot 3 is the fourth card dealt).
+    "discard_0", "discard_1", "discard_2", "discard_3",
 )
 ACTION_ID = {name: i for i, name in enumerate(ACTIONS)}
 NUM_ACTIONS = len(ACTIONS)
@@ -45,7 +50,18 @@ ENVIDO_CALLS = ("envido", "real_envido", "falta_envido")  # letters E, R, F
 TRUCO_QUIERO = (1, 2, 3, 4)
 TRUCO_NO_QUIERO = (0, 1, 2, 3)
 
-PRESETS = ("argentino", "trucoshi", "uruguayo")
+PRESETS = ("argentino", "trucoshi", "uruguayo", "pata_de_gallo", "destantado")
+
+#: Modes of play (knob ``mode``): two or three teams of partners (``"teams"``), or a
+#: three-player mode of seed 000 (docs/rules.md section 11).
+MODES = ("teams", "pata_de_gallo", "destantado")
+MODE_TEAMS, MODE_PATA, MODE_DESTANTADO = range(3)
+THREE_PLAYER_MODES = ("pata_de_gallo", "destantado")
+
+
+class ConfigurationError(ValueError):
+    """A game that cannot be played as configured (a player count, mode or knob that does not
+    go with the others); the message names the value and what was expected."""
 
 
 class RuleTables(NamedTuple):
@@ -91,6 +107,11 @@ class RuleSet:
         pieza_envido: envido values of the piezas 2, 4, 5, 11, 10 (uruguayo; the sota's 26
             follows seed 004, seed 001 gives 27).
         envido_chain / truco_quiero / truco_no_quiero: the betting tables (module constants).
+        mode: ``"teams"`` (2, 4 or 6 players in two teams), ``"pata_de_gallo"`` (3 players: the
+            dealer, the gallo, alone against the other two; points per player) or
+            ``"destantado"`` (3 players each alone, from 10 down to 0); docs/rules.md section 11.
+        falta_points: a fixed value of an accepted falta envido (destantado: 6); 0 = the
+            ``falta_rule``.
     """
 
     name: str = "argentino"
@@ -110,6 +131,9 @@ class RuleSet:
     achico: int = 3
     muestra: bool = False
     pieza_envido: tuple[int, ...] = (30, 29, 28, 27, 26)
+    # ---- three-player modes (issue 12)
+    mode: str = "teams"
+    falta_points: int = 0
     envido_chain: tuple[tuple[str, int, int], ...] = field(default=ENVIDO_CHAIN, repr=False)
     truco_quiero: tuple[int, ...] = field(default=TRUCO_QUIERO, repr=False)
     truco_no_quiero: tuple[int, ...] = field(default=TRUCO_NO_QUIERO, repr=False)
@@ -136,8 +160,27 @@ class RuleSet:
         if not (isinstance(pe, tuple) and len(pe) == 5 and all(
                 isinstance(v, int) and not isinstance(v, bool) and 20 <= v <= 40 for v in pe)):
             raise bad("pieza_envido", pe, "a tuple of 5 integers in 20..40 (for 2, 4, 5, 11, 10)")
+        if self.mode not in MODES:
+            raise ConfigurationError(f"rules {self.name!r}: bad value mode={self.mode!r}; "
+                                     f"expected one of {list(MODES)}")
+        if self.mode in THREE_PLAYER_MODES:
+            if tuple(self.players_allowed) != (3,):
+                raise ConfigurationError(
+                    f"rules {self.name!r}: bad value players_allowed={self.players_allowed!r} "
+                    f"for mode {self.mode!r}; expected (3,): it is a three-player mode")
+            if self.muestra:
+                raise ConfigurationError(f"rules {self.name!r}: bad value muestra=True for mode "
+                                         f"{self.mode!r}; expected False (no muestra)")
+        elif 3 in self.players_allowed:
+            raise ConfigurationError(f"rules {self.name!r}: bad value players_allowed="
+                                     f"{self.players_allowed!r} for mode 'teams'; three players "
+                                     f"need a three-player mode {list(THREE_PLAYER_MODES)}")
+        if self.mode == "destantado" and self.flor:
+            raise ConfigurationError(f"rules {self.name!r}: bad value flor=True for mode "
+                                     f"'destantado'; expected False (seed 000's destantado "
+                                     f"sings envido and truco only)")
         for knob in ("flor_points", "flor_vs_flor", "contraflor_quiero", "contraflor_no_quiero",
-                     "contraflor_resto_no_quiero", "achico"):
+                     "contraflor_resto_no_quiero", "achico", "falta_points"):
             v = getattr(self, knob)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise bad(knob, v, "a non-negative integer")
@@ -171,6 +214,7 @@ class RuleSet:
             self.flor_vs_flor, self.contraflor_quiero, self.contraflor_no_quiero,
             _RESTO_RULES.index(self.contraflor_resto), self.contraflor_resto_no_quiero,
             self.achico, int(self.muestra), *self.pieza_envido,
+            MODES.index(self.mode), self.falta_points,
         ], dtype=np.int32)
         return RuleTables(
             knobs=knobs,
@@ -185,6 +229,8 @@ class RuleSet:
 # Indices into the knob vector of RuleSet.tables() (read by the core).
 K_TARGET, K_BUENAS, K_FLOR, K_FALTA, K_FLOR_PTS, K_FLOR_EACH, K_FLOR_VS, K_CF_Q, K_CF_NQ, \
     K_RESTO, K_RESTO_NQ, K_ACHICO, K_MUESTRA, K_PIEZA_ENV = range(14)  # K_PIEZA_ENV: 5 values
+# Three-player modes (issue 12), after the 5 pieza values.
+K_MODE, K_FALTA_POINTS = K_PIEZA_ENV + 5, K_PIEZA_ENV + 6
 
 _PRESETS: dict[str, RuleSet] = {
     "argentino": RuleSet(),
@@ -199,6 +245,13 @@ _PRESETS: dict[str, RuleSet] = {
         name="uruguayo", targets_allowed=(30,), target=30, buenas=False, flor=True,
         falta_rule="leader", muestra=True,
     ),
+    # ---- three-player modes of seed 000 "Modos Especiales" (docs/rules.md section 11).
+    # Pata de gallo: argentino's betting, targets and malas/buenas, points per player.
+    "pata_de_gallo": RuleSet(name="pata_de_gallo", players_allowed=(3,), mode="pata_de_gallo"),
+    # Destantado: everybody starts at 10 ("inician con 10 puntos"), the first to 0 wins; the
+    # target is the 10 tantos to shed; falta envido "solo vale seis (6) puntos"; no flor.
+    "destantado": RuleSet(name="destantado", players_allowed=(3,), targets_allowed=(10,),
+                          target=10, buenas=False, mode="destantado", falta_points=6),
 }
 
 
@@ -211,6 +264,18 @@ def get_rules(rules: str | RuleSet = "argentino", **knobs: Any) -> RuleSet:
     else:
         raise ValueError(f"unknown rules {rules!r}; expected a RuleSet or one of {list(_PRESETS)}")
     knobs = {k: v for k, v in knobs.items() if v is not None}
+    if "mode" in knobs and knobs["mode"] != base.mode:
+        # A mode knob on a preset: the preset's tables with that mode's seats and scoring.
+        mode = knobs["mode"]
+        if mode not in MODES:
+            raise ConfigurationError(f"bad value mode={mode!r}; expected one of {list(MODES)}")
+        if mode == "pata_de_gallo":   # keeps the preset's flor tables
+            base = _PRESETS[mode].replace(**{k: getattr(base, k) for k in (
+                "flor", "flor_points", "flor_each", "flor_vs_flor", "contraflor_quiero",
+                "contraflor_no_quiero", "contraflor_resto", "contraflor_resto_no_quiero",
+                "achico")})
+        else:
+            base = _PRESETS["argentino" if mode == "teams" else mode]
     if "target" in knobs and knobs["target"] not in base.targets_allowed:
         raise ValueError(f"bad value target={knobs['target']!r} for rules {base.name!r}; "
                          f"expected one of {list(base.targets_allowed)}")
