@@ -337,10 +337,28 @@ class HeuristicAgent(Agent):
         in_game = rel < players[:, None]
         mine_seat = (rel % 2 == 0) & in_game
         theirs_seat = (rel % 2 == 1) & in_game
+        m = players // 2
+        mano_team = (pos % 2 == 0).astype(np.float64)
+        # ---- three-player modes (issue 12): sides from the gallo and in_hand pieces.
+        mode = v["mode"].argmax(axis=1)
+        pata, dest = mode == 1, mode == 2
+        if pata.any() or dest.any():
+            gallo_rel = v["gallo.seat"].argmax(axis=1)
+            i_gallo = v["gallo.me"] > 0.5
+            in_hand = (v["in_hand"] > 0.5) & in_game
+            me_side = np.where(i_gallo[:, None], rel == 0, rel != gallo_rel[:, None]) & in_game
+            mine_seat = np.where(pata[:, None], me_side, mine_seat)
+            theirs_seat = np.where(pata[:, None], in_game & ~me_side, theirs_seat)
+            mine_seat = np.where(dest[:, None], rel == 0, mine_seat)
+            theirs_seat = np.where(dest[:, None], in_hand & (rel > 0), theirs_seat)
+            m = np.where(pata | dest, theirs_seat.sum(axis=1), m).clip(1, None)
+            mano_team = np.where(pata, (~i_gallo).astype(np.float64), mano_team)
+            mano_team = np.where(dest, (pos == 0).astype(np.float64), mano_team)
         res = v["baza_results"]
         return {
-            "n": n, "rank": rank, "have": have, "players": players, "m": players // 2,
-            "pos": pos, "mano_team": (pos % 2 == 0).astype(np.float64),
+            "n": n, "rank": rank, "have": have, "players": players, "m": m,
+            "pos": pos, "mano_team": mano_team,
+            "fourth": v["fourth_card"], "discarding": v["gallo.discarding"] > 0.5,
             "answering": v["to_act.answering"] > 0.5,
             # Tables stop at 33 (envido) and 38 (flor); piezas' higher points count as those.
             "env_pts": np.rint(v["my_envido"][:, 0] * POINTS_SCALE).astype(np.int64).clip(0, 33),
@@ -556,10 +574,39 @@ class HeuristicAgent(Agent):
         for name in ("truco", "retruco", "vale_cuatro"):
             choose(call, name)
 
+        # ---- pata de gallo: the gallo discards the card whose loss leaves the strongest three
+        # (1v1 hand-win table of the kept ranks, then the envido they keep).
+        disc = legal[:, A["discard_0"]]
+        if disc.any():
+            pref[disc] = np.where(legal[disc], -1.0, -np.inf)
+            pref[disc, A["discard_0"]:A["discard_3"] + 1] = self._discard_values(obs[disc], d, disc)
+            want[disc] = -1
         rows = np.flatnonzero(want >= 0)
         pref[rows, want[rows]] = 10.0
         pref[~legal] = -np.inf
         return pref.argmax(axis=1)
+
+    @staticmethod
+    def _discard_values(obs: np.ndarray, d: dict, rows: np.ndarray) -> np.ndarray:
+        """``[k, 4]``: the value of discarding each of the gallo's four cards."""
+        v = _ENC.views(obs)
+        cards = np.concatenate([v["hand"].argmax(axis=2), v["fourth_card"].argmax(axis=1)[:, None]],
+                               axis=1)                                       # [k, 4] card ids
+        rank = RANK_BY_MUESTRA[NUM_CARDS][cards]
+        suit, env_val = cards // 10, np.minimum(cards % 10 + 1, 7) * (cards % 10 < 7)
+        out = np.zeros((len(cards), 4))
+        for k in range(4):
+            keep = [j for j in range(4) if j != k]
+            r = np.clip(rank[:, keep], 0, NUM_RANKS - 1)
+            strength_ = HAND_WIN[r[:, 0], r[:, 1], r[:, 2]]
+            env = np.zeros(len(cards))
+            for a in range(3):
+                for b in range(a + 1, 3):
+                    same = suit[:, keep[a]] == suit[:, keep[b]]
+                    env = np.maximum(env, np.where(same, 20 + env_val[:, keep[a]]
+                                                   + env_val[:, keep[b]], 0))
+            out[:, k] = strength_ + env / 330.0
+        return out
 
 
 def _heuristic_factory(args: str, seed: int | None) -> Agent:

@@ -9,12 +9,13 @@
 from .cards import parse_card, parse_cards, card_str
 from .env import env, raw_env
 from .game import IllegalActionError
+from .rules import ConfigurationError
 from .records import replay
 from .rules import ACTIONS, RuleSet, get_rules
 from .vector import VectorTrucoEnv
 
 __version__ = "0.1.0"
-__all__ = ["env", "raw_env", "ACTIONS", "IllegalActionError", "RuleSet", "get_rules",
+__all__ = ["env", "raw_env", "ACTIONS", "IllegalActionError", "ConfigurationError", "RuleSet", "get_rules",
            "VectorTrucoEnv", "replay", "parse_card", "parse_cards", "card_str"]
 
 
@@ -27,8 +28,9 @@ def _register() -> None:
         from pettingzoo import aec_registry, register  # PettingZoo >= 1.27
     except ImportError:
         return
-    if "truco_env/Truco-v0" not in aec_registry:
-        register("aec", "truco_env/Truco-v0", entry_point="truco_env.env:env")
+    for name in ("truco_env/Truco-v0", "truco_env/Truco-v1"):   # v1: three-player modes
+        if name not in aec_registry:
+            register("aec", name, entry_point="truco_env.env:env")
 
 
 _register()

@@ -7,7 +7,7 @@ PettingZoo environment over the batched rules core (a batch of one).
 |---|---|
 | Actions | Discrete({num_actions}) with an action mask |
 | Parallel API | no (one agent acts at a time) |
-| Agents | `player_0` .. `player_{{n-1}}`, n = 2, 4 or 6 (teams: seat % 2) |
+| Agents | `player_0` .. `player_{{n-1}}`, n = 2, 4 or 6 (teams: seat % 2), or 3 (pata de gallo, destantado) |
 | Observation | `{{"observation": float32[{compact_size}], "action_mask": int8[{num_actions}]}}` (compact) |
 | Recall | `observation="recall"`: float32[{recall_size}] (perfect recall, small: compact + bazas + calls) |
 | Infostate | `observation="infostate"`: float32[{infostate_size}] (perfect recall, every action in a slot) |
@@ -17,9 +17,10 @@ PettingZoo environment over the batched rules core (a batch of one).
 
 | argument | values | meaning |
 |---|---|---|
-| `players` | 2, 4, 6 | seats in play order, teams alternate (seat % 2) |
-| `rules` | `"argentino"`, `"trucoshi"`, `"uruguayo"` or a `RuleSet` | the preset (see `truco_env.rules`) |
-| `target` | argentino 9, 15, 18, 30; trucoshi 18, 24, 30; uruguayo 30 | the total a side needs to win |
+| `players` | 2, 4, 6; 3 | seats in play order, teams alternate (seat % 2); 3 for the three-player modes |
+| `rules` | `"argentino"`, `"trucoshi"`, `"uruguayo"`, `"pata_de_gallo"`, `"destantado"` or a `RuleSet` | the preset (see `truco_env.rules`) |
+| `mode` | `"teams"`, `"pata_de_gallo"`, `"destantado"` | a rule knob: the three-player modes of seed 000 (docs/rules.md section 11) |
+| `target` | argentino 9, 15, 18, 30; trucoshi 18, 24, 30; uruguayo 30; destantado 10 | the total a side needs to win (destantado: the tantos to shed) |
 | `flor` | bool | play with flor (argentino: off by default) |
 | `episode` | `"match"` (default), `"hand"` | an episode is a whole match or one hand |
 | `reward` | `"match"`, `"points"` | default: match for match episodes, points for hands |
@@ -71,9 +72,22 @@ and the hand's calls in order:
 shaped views with `Encoder("recall").views(obs)` (`views["bazas"]`: `[..., 3, 6, 40]`,
 `views["calls"]`: `[..., {calls_max}, {call_size}]`, `views["calls.action"]`: `[..., {calls_max}, {num_calls}]`).
 
+## Three-player modes
+
+`rules="pata_de_gallo"` (or `mode="pata_de_gallo"`) and `rules="destantado"` play 3 players.
+Scores are per player (`infos[agent]["score"]` and `view["score"]` have three entries; in
+destantado each is the player's pile of tantos, from 10 down to 0).  Match rewards: +1 to the
+winner, -1/2 to each of the others.  In pata de gallo the gallo (the dealer) first discards
+one of four cards (`discard_0`..`discard_3`; his view's `hand` has four cards until then).
+The rules, and every decision where seed 000 is silent: docs/rules.md section 11.
+
 ## Version history
 * v0: first release (argentino, trucoshi and uruguayo; 2/4/6 players, flor, malas and
   buenas, muestra and piezas).
+* v1: the three-player modes of seed 000, pata de gallo and destantado (`players=3`); actions
+  16..19 (`discard_0`..`discard_3`) appended after `mazo`, the ids 0..15 keep their meaning;
+  observation layout version 3 (the compact layout gains the `three_player` pieces, every
+  other piece keeps its meaning).  `truco_env/Truco-v0` stays registered for the same env.
 """
 from __future__ import annotations
 
@@ -140,7 +154,7 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(AECEnv):
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "truco_v0",
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "truco_v1",
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, players: int = 2, rules: str | RuleSet = "argentino",
@@ -149,7 +163,8 @@ class raw_env(AECEnv):
                  illegal: str = "raise", render_mode: str | None = None, **knobs: Any):
         super().__init__()
         if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
-            raise ValueError(f"bad value players={players!r}; expected 2, 4 or 6")
+            raise ValueError(f"bad value players={players!r}; expected 2, 4 or 6 (3 for the "
+                             f"three-player modes)")
         if illegal not in ("raise", "penalize"):
             raise ValueError(f"bad value illegal={illegal!r}; expected 'raise' or 'penalize'")
         if render_mode not in (None, "human", "ansi", "rgb_array"):
@@ -235,11 +250,11 @@ class raw_env(AECEnv):
         self.agent_selection = self.possible_agents[actor]
         self._actor = -1 if S[0, C.HAND_OVER] == 1 else actor
         self._mask = self.game.legal_mask()[0].astype(np.int8)
-        s0, s1 = int(S[0, C.SCORE]), int(S[0, C.SCORE + 1])
+        score = [int(x) for x in self.game.user_score(S[0, C.SCORE:C.SCORE + C.T_MAX])]
         for a in self.possible_agents:
             info = self.infos.get(a)
             if info is not None:
-                info["score"] = [s0, s1]
+                info["score"] = list(score)
 
     # ------------------------------------------------------------------ step
     def step(self, action: int | None) -> None:
@@ -373,8 +388,13 @@ def render_picture(game: Any, g: int, seat: int | None = None) -> np.ndarray:
     d.text((10, 6), f"Truco {rules.name} - {P} players - match to {rules.target}"
            + (" (malas y buenas)" if rules.has_buenas else "")
            + (" - con flor" if rules.flor else ""), fill=_INK, font=font)
-    d.text((10, 26), "   ".join(f"team {t}: {score_text(v['score'][t], rules.target, rules.has_buenas)}"
-                                for t in range(2)), fill=(255, 230, 120), font=font)
+    if rules.mode == "teams":
+        score_row = "   ".join(f"team {t}: {score_text(v['score'][t], rules.target, rules.has_buenas)}"
+                               for t in range(2))
+    else:   # three-player modes: by player (destantado: tantos left)
+        score_row = "   ".join(f"player_{p}: {v['score'][p]}" for p in range(P)) + (
+            "  (tantos left)" if rules.mode == "destantado" else "")
+    d.text((10, 26), score_row, fill=(255, 230, 120), font=font)
     truco = ("no truco", "truco", "retruco", "vale cuatro")[min(v["truco_level"], 3)]
     d.text((10, 44), f"hand {v['hand_number']} - mano player_{v['mano']} - {truco}"
            + (f" - muestra {v['muestra']}" if v["muestra"] else ""), fill=_INK, font=small)
@@ -387,7 +407,10 @@ def render_picture(game: Any, g: int, seat: int | None = None) -> np.ndarray:
         me = " (you)" if seat == p else ""
         label = f"player_{p}{me}" + (" *" if v["to_act"] == p else "")
         d.text((10, y + 4), label, fill=_INK, font=small)
-        d.text((10, y + 20), f"team {p % 2}" + (" - mano" if v["mano"] == p else ""),
+        side = (f"team {p % 2}" if rules.mode == "teams" else
+                ("gallo" if v.get("gallo") == p else "pair") if rules.mode == "pata_de_gallo"
+                else ("out" if p in v.get("out", []) else "alone"))
+        d.text((10, y + 20), side + (" - mano" if v["mano"] == p else ""),
                fill=(200, 220, 200), font=small)
         if p in v["envido_points"]:
             d.text((10, y + 36), f"shows {v['envido_points'][p]}", fill=(255, 230, 120),
@@ -420,7 +443,8 @@ def render_picture(game: Any, g: int, seat: int | None = None) -> np.ndarray:
     for i, line in enumerate(calls):
         d.text((x0, top + 22 + 16 * i), line, fill=_INK, font=small)
     if v["done"]:
-        status = f"match over: team {v['winner']} wins"
+        status = (f"match over: team {v['winner']} wins" if rules.mode == "teams"
+                  else f"match over: player_{v['winner']} wins")
     elif v["hand_over"]:
         status = f"hand over ({v['end_reason']})"
     else:

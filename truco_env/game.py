@@ -13,7 +13,7 @@ import numpy as np
 
 from . import core as C
 from .cards import NUM_CARDS, card_str, parse_card
-from .rules import ACTIONS, NUM_ACTIONS, RuleSet, get_rules
+from .rules import ACTIONS, NUM_ACTIONS, ConfigurationError, RuleSet, get_rules
 
 EPISODES = ("match", "hand")
 REWARDS = ("match", "points")
@@ -23,8 +23,9 @@ class IllegalActionError(ValueError):
     """An action that is not legal for the player to act (names the action and the legal ones)."""
 
 
-def parse_hands(hands: Any, players: int) -> list[list[int]]:
-    """Validate the ``hands`` reset option: one list of 3 distinct cards per seat."""
+def parse_hands(hands: Any, players: int, four: int = -1) -> list[list[int]]:
+    """Validate the ``hands`` reset option: one list of 3 distinct cards per seat (4 for seat
+    ``four``, the gallo of pata de gallo)."""
     if not isinstance(hands, (list, tuple)) or len(hands) != players:
         raise ValueError(f"bad value for option 'hands': {hands!r}; expected {players} hands "
                          f"(one per seat), each a list of 3 cards such as ['1e', '7o', '3b']")
@@ -32,9 +33,11 @@ def parse_hands(hands: Any, players: int) -> list[list[int]]:
     for seat, hand in enumerate(hands):
         if isinstance(hand, str):
             hand = hand.split()
-        if not isinstance(hand, (list, tuple)) or len(hand) != 3:
+        size = 4 if seat == four else 3
+        if not isinstance(hand, (list, tuple)) or len(hand) != size:
             raise ValueError(f"bad value for option 'hands': seat {seat} has {hand!r}; "
-                             f"expected a hand of exactly 3 cards")
+                             f"expected a hand of exactly {size} cards"
+                             + (" (the gallo is dealt four)" if size == 4 else ""))
         ids = []
         for text in hand:
             c = parse_card(text)
@@ -95,6 +98,8 @@ class RecordedDeals(DealSource):
         h = self.hands[i]
         given = [c for hand in parse_hands(h["deal"], self.players) for c in hand]
         m = parse_card(h["muestra"]) if h.get("muestra") is not None else None
+        if h.get("fourth") is not None:   # pata de gallo: the gallo's fourth card follows
+            m = parse_card(h["fourth"])
         try:
             return deck_order(given, m, range(NUM_CARDS))
         except ValueError as e:
@@ -105,11 +110,11 @@ class RecordedDeals(DealSource):
             raise ValueError(f"the record has {len(self.hands)} hands and the match needs more")
         i = self.next
         self.next += 1
-        mano = int(matches.S[0, C.MANO]) if matches.S[0, C.HAND_NO] > 0 else None
+        nxt = int(matches.next_manos(np.zeros(1, np.int64))[0]) \
+            if matches.S[0, C.HAND_NO] > 0 else None
         want = self.hands[i]["mano"]
-        if mano is not None and (mano + 1) % matches.players != want:
-            raise ValueError(f"record hand {i}: mano {want} but the match gives "
-                             f"{(mano + 1) % matches.players}")
+        if nxt is not None and nxt != want:
+            raise ValueError(f"record hand {i}: mano {want} but the match gives {nxt}")
         return self.deck(i)[None]
 
     def first_manos(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
@@ -173,8 +178,14 @@ class Matches:
                  reward: str | None = None, random_mano: bool = False,
                  deals: DealSource | None = None):
         if players not in rules.players_allowed:
-            raise ValueError(f"bad value players={players!r} for rules {rules.name!r}; "
-                             f"expected one of {list(rules.players_allowed)}")
+            hint = ""
+            if players == 3:
+                hint = "; three players play rules='pata_de_gallo' or rules='destantado'"
+            elif rules.mode != "teams":
+                hint = f"; {rules.mode} is a three-player mode"
+            raise ConfigurationError(f"bad value players={players!r} for rules {rules.name!r} "
+                                     f"(mode {rules.mode!r}); expected one of "
+                                     f"{list(rules.players_allowed)}{hint}")
         if episode not in EPISODES:
             raise ValueError(f"bad value episode={episode!r}; expected one of {list(EPISODES)}")
         if reward is None:
@@ -194,12 +205,16 @@ class Matches:
         self.deal_source = self._default_deals
         self.seat_team = np.arange(players) % 2
         self._sign = np.where(self.seat_team == 0, 1.0, -1.0).astype(np.float32)
+        #: Three-player modes (issue 12): scores, rewards and the winner are per seat.
+        self.per_seat = rules.mode != "teams"
+        #: Entries of the score: 2 teams, or one per player in the three-player modes.
+        self.num_scores = players if self.per_seat else 2
         self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
         self._pts = np.zeros((n, C.T_MAX), dtype=np.int32)
         self._rewards = np.zeros((n, players), dtype=np.float32)
         self.record_deals = n == 1   # the AEC env keeps a record of every deal and action
         self.deals: list[dict] = []
-        self._start_score = [0, 0]
+        self._start_score = [0] * self.num_scores
 
     # ------------------------------------------------------------------ dealing
     def _deal(self, games: np.ndarray, manos: np.ndarray, decks: np.ndarray | None = None) -> None:
@@ -212,6 +227,8 @@ class Matches:
             self.deals.append({"mano": int(manos[0]),
                                "cards": [int(c) for c in decks[0][:3 * P]],
                                "muestra": int(decks[0][3 * P]) if self.rules.muestra else None,
+                               "fourth": int(decks[0][3 * P]) if self.rules.mode ==
+                               "pata_de_gallo" else None,
                                "actions": []})
 
     def _first_manos(self, games: np.ndarray) -> np.ndarray:
@@ -243,14 +260,22 @@ class Matches:
                 raise ValueError(f"bad value for option 'mano': {mano!r}; expected a seat in "
                                  f"0..{P - 1}")
         if score is not None:
-            ok = isinstance(score, (list, tuple, np.ndarray)) and len(score) == 2 and all(
+            n, T = self.num_scores, self.rules.target
+            if self.rules.mode == "destantado":   # the piles: tantos left, above 0
+                lo, hi, what = 1, 10 * T, f"[seat0, seat1, seat2], piles (tantos left) in 1..{10 * T}"
+            elif self.per_seat:
+                lo, hi, what = 0, T - 1, f"[seat0, seat1, seat2], integers in 0..{T - 1}"
+            else:
+                lo, hi, what = 0, T - 1, f"[team0, team1], integers in 0..{T - 1}"
+            ok = isinstance(score, (list, tuple, np.ndarray)) and len(score) == n and all(
                 isinstance(s, (int, np.integer)) and not isinstance(s, bool)
-                and 0 <= s < self.rules.target for s in score)
+                and lo <= s <= hi for s in score)
             if not ok:
-                raise ValueError(f"bad value for option 'score': {score!r}; expected [team0, "
-                                 f"team1], integers in 0..{self.rules.target - 1}")
-        self.S = C.new_state(self.n, P, score)
-        self._start_score = [int(s) for s in score] if score is not None else [0, 0]
+                raise ValueError(f"bad value for option 'score': {score!r}; expected {what}")
+        self._start_score = ([int(s) for s in score] if score is not None
+                             else [int(x) for x in self.user_score(np.zeros(self.num_scores,
+                                                                             np.int64))])
+        self.S = C.new_state(self.n, P, None if score is None else self.core_score(score))
         self.deals = []
         games = np.arange(self.n)
         manos = (np.full(self.n, mano, dtype=np.int32) if mano is not None
@@ -262,7 +287,14 @@ class Matches:
         if hands is not None or muestra is not None:
             shuffled = self.rng.permutation(NUM_CARDS).tolist()
             m = parse_card(muestra) if muestra is not None else None
-            if hands is not None:
+            if hands is not None and self.rules.mode == "pata_de_gallo":
+                # The gallo (the seat before the mano) is given four cards: his fourth card
+                # is the one after the hands in the deck.
+                gallo = int((manos[0] + P - 1) % P)
+                parsed = parse_hands(hands, P, four=gallo)
+                m = parsed[gallo].pop()
+                given = [c for h in parsed for c in h]
+            elif hands is not None:
                 given = [c for h in parse_hands(hands, P) for c in h]
             else:
                 given = [c for c in shuffled if c != m][:3 * P]
@@ -283,8 +315,33 @@ class Matches:
             games = np.asarray(games, dtype=np.int64)
             games = games[(S[games, C.HAND_OVER] == 1) & (S[games, C.DONE] == 0)]
         if len(games):
-            self._deal(games, ((S[games, C.MANO] + 1) % self.players).astype(np.int32))
+            self._deal(games, self.next_manos(games))
         return games
+
+    def next_manos(self, games: np.ndarray) -> np.ndarray:
+        """The mano of the next hand of ``games``: the next seat (the deal moves round the
+        table), or in destantado the winner of the hand ("el jugador que gana la mano es el
+        que empieza a jugar la siguiente mano")."""
+        S = self.S
+        if self.rules.mode == "destantado":
+            return S[games, C.NEXT_MANO].astype(np.int32)
+        return ((S[games, C.MANO] + 1) % self.players).astype(np.int32)
+
+    # ---- three-player modes (issue 12): the score as players read it
+    def core_score(self, score: Sequence[int]) -> np.ndarray:
+        """The core's SCORE entries of a score as players read it (destantado: piles)."""
+        s = np.asarray(score, dtype=np.int64)
+        return self.rules.target - s if self.rules.mode == "destantado" else s
+
+    def user_score(self, core: np.ndarray) -> np.ndarray:
+        """The score as players read it from the core's SCORE entries (``[..., num_scores]``):
+        by team, by player in pata de gallo, each player's pile (tantos left) in destantado."""
+        core = np.asarray(core)[..., :self.num_scores]
+        return self.rules.target - core if self.rules.mode == "destantado" else core
+
+    def scores(self) -> np.ndarray:
+        """``int[N, num_scores]``: every game's score as players read it (a fresh array)."""
+        return np.array(self.user_score(self.S[:, C.SCORE:C.SCORE + self.num_scores]))
 
     def restart(self, games: np.ndarray) -> None:
         """Start new episodes in ``games`` (the vector env's auto-reset).
@@ -299,7 +356,7 @@ class Matches:
         P = self.players
         games = np.asarray(games)
         over = S[games, C.DONE] == 1
-        manos = ((S[games, C.MANO] + 1) % P).astype(np.int32)
+        manos = self.next_manos(games)
         if over.any():
             g = games[over]
             S[g, C.SCORE:C.SCORE + C.T_MAX] = 0
@@ -350,7 +407,19 @@ class Matches:
         match_done = S[:, C.DONE] == 1
         rewards = self._rewards
         rewards[:] = 0.0
-        if hand_ended.any():
+        if hand_ended.any() and self.per_seat:
+            # Three single players: the winner +1, the others -1/2 each (zero-sum); points:
+            # my points minus the mean of the others' (destantado: tantos shed).
+            if self.reward == "points":
+                hp = S[:, C.HAND_PTS:C.HAND_PTS + self.players].astype(np.float32)
+                diff = hp - (hp.sum(axis=1, keepdims=True) - hp) / (self.players - 1)
+                rewards[hand_ended] = diff[hand_ended]
+            else:
+                w = S[:, C.WINNER]
+                won = np.arange(self.players)[None, :] == w[:, None]
+                r = np.where(won, 1.0, -1.0 / (self.players - 1)).astype(np.float32)
+                rewards[match_done] = r[match_done]
+        elif hand_ended.any():
             if self.reward == "points":
                 hp = S[:, C.HAND_PTS:C.HAND_PTS + 2]
                 diff = (hp[:, 0] - hp[:, 1]).astype(np.float32)
@@ -379,6 +448,7 @@ class Matches:
                  "deal": [[card_str(c) for c in d["cards"][3 * p:3 * p + 3]]
                           for p in range(self.players)],
                  "muestra": None if d.get("muestra") is None else card_str(d["muestra"]),
+                 **({"fourth": card_str(d["fourth"])} if d.get("fourth") is not None else {}),
                  "actions": [ACTIONS[a] for a in d["actions"]]}
                 for d in self.deals
             ],

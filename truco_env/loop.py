@@ -42,8 +42,9 @@ HandHook = Callable[[Matches, np.ndarray], None]
 
 @dataclass
 class LoopResult:
-    """Per game: the winning team (-1: the episode was a hand), final score by team, hands
-    played and decisions taken."""
+    """Per game: the winning team (a seat in the three-player modes; -1: the episode was a
+    hand), final score by team (by player in the three-player modes), hands played and
+    decisions taken."""
 
     winner: np.ndarray
     score: np.ndarray
@@ -129,5 +130,5 @@ def play(game: Matches, players: Sequence[Any], seating: np.ndarray | None = Non
     else:
         raise RuntimeError(f"matches not finished after {max_steps} steps")
     winner = np.where(S[:, C.DONE] == 1, S[:, C.WINNER], -1)
-    return LoopResult(winner=winner, score=S[:, C.SCORE:C.SCORE + 2].copy(), hands=hands,
+    return LoopResult(winner=winner, score=game.scores(), hands=hands,
                       steps=steps)

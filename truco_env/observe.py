@@ -28,7 +28,12 @@ import numpy as np
 
 from . import core as C
 from .cards import NUM_CARDS
-from .rules import ACTIONS, K_BUENAS, K_TARGET, NUM_ACTIONS
+from .rules import ACTIONS, K_BUENAS, K_MODE, K_TARGET, MODE_DESTANTADO, MODE_TEAMS
+
+#: The actions of the history and call pieces: the first 16 (play_0 .. mazo).  The discard
+#: actions of pata de gallo (issue 12) are never in them: which card the gallo discards is his
+#: secret, and his own discard is the ``fourth_card`` piece.
+NUM_ACTIONS = 16
 
 P6 = C.P_MAX
 #: Truco ranks run 0..13 (4 .. 1e), piezas 14..18 (uruguayo); hand_rank = (rank + 1) / 19.
@@ -40,10 +45,10 @@ EVENT_SIZE = P6 + NUM_ACTIONS + NUM_CARDS
 HISTORY_MAX = 64
 #: Layout version of the encoders.  Bump it when any encoder's layout changes (a piece added,
 #: removed, resized, reordered or given another meaning); checkpoints record it.
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = 3   # 3: the three_player pieces (issue 12)
 #: The non-card actions (play_0..2 excluded), the "calls" of the recall encoder, in id order:
 #: call index = action id - 3.
-CALL_ACTIONS = ACTIONS[3:]
+CALL_ACTIONS = ACTIONS[3:NUM_ACTIONS]
 NUM_CALLS = len(CALL_ACTIONS)
 #: Calls of a hand kept by the recall encoder.  12 is the most a hand can hold: envido (four
 #: calls and an answer, or one call then a flor contest of four), the truco ladder (three songs,
@@ -76,6 +81,19 @@ COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
                  "points the leader lacks / target]"),
     ("muestra", NUM_CARDS, "one-hot of the muestra (uruguayo), zero without one"),
     ("match", 2, "[target / 30, the match has malas and buenas]"),
+) + (
+    # ---- three-player modes (issue 12): zero in team games except mode
+    ("mode", 3, "one-hot: teams, pata de gallo, destantado"),
+    ("seat_scores", P6, "three-player modes, per relative seat: what it lacks to win / (2 x "
+                        "target), at most 1 (destantado: its pile of tantos / 20)"),
+    ("gallo", 2 + P6, "pata de gallo: [the gallo is discarding, I am the gallo], relative seat "
+                      "one-hot of the gallo (6)"),
+    ("fourth_card", NUM_CARDS, "pata de gallo, the gallo only: one-hot of his fourth card while "
+                               "he discards, then of the card he discarded"),
+    ("in_hand", P6, "destantado, per relative seat: still in the hand (did not reject a truco "
+                    "song nor go to the mazo)"),
+    ("answers", 2 * P6, "destantado, per relative seat: [still to answer the pending song, in "
+                        "the envido (its caller or accepted it)]"),
 )
 INFOSTATE_PIECES: tuple[tuple[str, int, str], ...] = COMPACT_PIECES + (
     ("history", HISTORY_MAX * EVENT_SIZE,
@@ -114,6 +132,8 @@ SUBFIELDS: dict[str, tuple[tuple[str, int], ...]] = {
               ("lacks", 1)),
     "match": (("target", 1), ("buenas", 1)),
     "calls": (("seat", P6), ("action", NUM_CALLS), ("baza", 3)),
+    "gallo": (("discarding", 1), ("me", 1), ("seat", P6)),
+    "answers": (("pending", 1), ("in_envido", 1)),
 }
 SHAPES: dict[str, tuple[int, ...]] = {
     "hand": (3, NUM_CARDS),
@@ -121,6 +141,7 @@ SHAPES: dict[str, tuple[int, ...]] = {
     "current_baza": (P6, NUM_CARDS),
     "bazas": (3, P6, NUM_CARDS),   # per baza, relative seat: the card it played
     "calls": (CALLS_MAX, CALL_SIZE),
+    "answers": (P6, 2),            # per relative seat: [to answer, in the envido]
 }
 
 
@@ -143,12 +164,35 @@ O_CUR = _CO["current_baza"][0]; O_PLAYED = _CO["played_cards"][0]; O_TRUCO = _CO
 O_ENVIDO = _CO["envido"][0]; O_FLORS = _CO["flor"][0]; O_PUB = _CO["public_points"][0]
 O_SCORE = _CO["score"][0]; O_MUESTRA = _CO["muestra"][0]; O_MATCH = _CO["match"][0]
 O_HIST = _IO["history"][0]
+O_MODE = _CO["mode"][0]; O_SEATSC = _CO["seat_scores"][0]; O_GALLO = _CO["gallo"][0]
+O_FOURTH = _CO["fourth_card"][0]; O_INHAND = _CO["in_hand"][0]; O_ANS = _CO["answers"][0]
 O_BAZAS = _RO["bazas"][0]; O_CALLS = _RO["calls"][0]
 H_CARDS = _HO["cards"][0]; H_ENV = _HO["envido"][0]; H_FLOR = _HO["flor"][0]
 #: Encoder kinds and the kernel's mode for each.
 KINDS = ("compact", "infostate", "recall")
 M_COMPACT, M_INFOSTATE, M_RECALL = range(3)
 _SIZES = {"compact": COMPACT_SIZE, "infostate": INFOSTATE_SIZE, "recall": RECALL_SIZE}
+
+
+#: Pieces added by each layout version (issue 12: version 3), for migrating networks trained on
+#: an older layout (:func:`legacy_columns`).
+ADDED_PIECES: dict[int, tuple[str, ...]] = {
+    3: ("mode", "seat_scores", "gallo", "fourth_card", "in_hand", "answers"),
+}
+
+
+def legacy_columns(kind: str, version: int) -> np.ndarray:
+    """Where the columns of layout ``version``'s ``kind`` observation sit in this layout's.
+
+    Every later version only added pieces (:data:`ADDED_PIECES`), so an older observation is
+    this one without them: ``obs[..., legacy_columns(kind, 2)]`` is the version-2 observation
+    (in team games; the added pieces hold nothing the old ones did).
+    """
+    added = {n for v, names in ADDED_PIECES.items() if v > version for n in names}
+    enc = Encoder(kind)
+    cols = [np.arange(enc.offsets[n][0], enc.offsets[n][0] + enc.offsets[n][1])
+            for n, _, _ in enc.pieces if n not in added]
+    return np.concatenate(cols)
 
 
 def encoder_for_size(n: int) -> str:
@@ -163,6 +207,32 @@ def encoder_for_size(n: int) -> str:
     known = ", ".join(f"{size} ({kind})" for kind, size in _SIZES.items())
     raise ValueError(f"no encoder has observations of size {n}; the sizes of layout version "
                      f"{LAYOUT_VERSION} are {known} (trained on an older layout?)")
+
+
+@nb.njit(cache=True)
+def _encode_three(S, g, seat, o, mode, T):
+    """The three_player pieces (issue 12) of a three-player mode game."""
+    P = S[g, C.NPLAYERS]
+    o[O_MODE + mode] = 1.0
+    for p in range(P):
+        r = (p - seat) % P
+        o[O_SEATSC + r] = min(1.0, max(0.0, (T - S[g, C.SCORE + p]) / (2.0 * T)))
+        if mode == MODE_DESTANTADO:
+            o[O_INHAND + r] = 1.0 - S[g, C.OUT + p]
+            if ((S[g, C.ENV_LEFT] >> p) & 1) == 1 or (S[g, C.TRUCO_PENDING] > 0 and
+                                                      ((S[g, C.TRU_LEFT] >> p) & 1) == 1):
+                o[O_ANS + 2 * r] = 1.0
+            if ((S[g, C.ENV_IN] >> p) & 1) == 1:
+                o[O_ANS + 2 * r + 1] = 1.0
+    gallo = S[g, C.GALLO]
+    if gallo >= 0:
+        o[O_GALLO] = S[g, C.DISCARDING]
+        o[O_GALLO + 1] = 1.0 if gallo == seat else 0.0
+        o[O_GALLO + 2 + (gallo - seat) % P] = 1.0
+        if gallo == seat:
+            c = S[g, C.FOURTH] if S[g, C.DISCARDING] == 1 else S[g, C.DISCARD]
+            if c >= 0:
+                o[O_FOURTH + c] = 1.0
 
 
 @nb.njit(cache=True)
@@ -230,11 +300,20 @@ def _encode(S, K, g, seat, o, mode):
     o[O_PUB] = (best_mine + 1) / POINTS_SCALE
     o[O_PUB + 1] = (best_theirs + 1) / POINTS_SCALE
     T = K[K_TARGET]
-    mine = S[g, C.SCORE + me]
-    theirs = 0
-    for t in range(S[g, C.NTEAMS]):
-        if t != me and S[g, C.SCORE + t] > theirs:
-            theirs = S[g, C.SCORE + t]
+    gmode = K[K_MODE]
+    if gmode == MODE_TEAMS:
+        mine = S[g, C.SCORE + me]
+        theirs = 0
+        for t in range(S[g, C.NTEAMS]):
+            if t != me and S[g, C.SCORE + t] > theirs:
+                theirs = S[g, C.SCORE + t]
+    else:       # three-player modes: scores per seat (destantado: tantos shed, maybe < 0)
+        mine = max(0, S[g, C.SCORE + seat])
+        theirs = 0
+        for p in range(P):
+            if p != seat and S[g, C.SCORE + p] > theirs:
+                theirs = S[g, C.SCORE + p]
+        _encode_three(S, g, seat, o, gmode, T)
     o[O_SCORE] = min(mine, T) / T        # scores are not capped; the feature is
     o[O_SCORE + 1] = min(theirs, T) / T
     o[O_SCORE + 2] = 1.0 if mine > T // 2 else 0.0
@@ -244,6 +323,8 @@ def _encode(S, K, g, seat, o, mode):
         o[O_MUESTRA + S[g, C.MUESTRA]] = 1.0
     o[O_MATCH] = T / 30.0
     o[O_MATCH + 1] = K[K_BUENAS]
+    if gmode == MODE_TEAMS:
+        o[O_MODE] = 1.0
     if mode == M_RECALL:
         e = 0
         cur = 0                    # the baza in progress when the event happened

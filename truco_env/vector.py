@@ -14,7 +14,8 @@ and returns ``(obs, rewards, dones, info)``:
   at the end of a hand or match, so a trainer credits each seat's last transition);
 * ``dones``: ``bool[N]``, the episode of that game ended at this step; it has already been
   reset (same-step auto-reset: the terminal observation is not returned, as nothing follows it);
-* ``info``: ``actor`` (int[N], seat to act next), ``score`` (int[N, 2] before auto-reset),
+* ``info``: ``actor`` (int[N], seat to act next), ``score`` (int[N, 2] before auto-reset; in
+  the three-player modes int[N, 3] by player, destantado: the piles),
   ``hand_ended`` (bool[N]), ``hand_points`` (int[N, 2], points each team scored in the hand
   that ended, zero elsewhere), ``end_reason`` (int[N], ``core.END_*`` of the hand that ended, 0
   elsewhere), ``winner`` (int[N], winning team of a finished match, else -1) and
@@ -97,13 +98,14 @@ class VectorTrucoEnv:
         rewards, hand_ended, dones, _ = self.game.step(actions)
         S = self.game.S
         rewards = rewards.copy()                 # the driver's buffer; the masks are fresh
-        score = S[:, C.SCORE:C.SCORE + 2].copy()
+        score = self.game.scores()
         ended = np.flatnonzero(hand_ended)
         final_state = S[ended]                   # fancy indexing: a copy of the ended rows
-        hand_points = np.zeros((self.num_envs, 2), np.int32)
+        ns = self.game.num_scores
+        hand_points = np.zeros((self.num_envs, ns), np.int32)
         end_reason = np.zeros(self.num_envs, np.int32)
         if len(ended):
-            hand_points[ended] = final_state[:, C.HAND_PTS:C.HAND_PTS + 2]
+            hand_points[ended] = final_state[:, C.HAND_PTS:C.HAND_PTS + ns]
             end_reason[ended] = final_state[:, C.END_REASON]
         winner = np.where(S[:, C.DONE] == 1, S[:, C.WINNER], -1).astype(np.int32)
         self.game.restart(np.flatnonzero(dones))
@@ -154,7 +156,7 @@ class VectorTrucoEnv:
         """The observation and ``info["actor"]`` of the current state (after :meth:`load_state`);
         the other ``info`` entries describe no step."""
         N = self.num_envs
-        return self._observe(), self._info(np.zeros(N, bool), np.zeros((N, 2), np.int32),
-                                           np.zeros(N, np.int32),
-                                           self.game.S[:, C.SCORE:C.SCORE + 2].copy(),
+        return self._observe(), self._info(np.zeros(N, bool),
+                                           np.zeros((N, self.game.num_scores), np.int32),
+                                           np.zeros(N, np.int32), self.game.scores(),
                                            np.full(N, -1, np.int32), self.game.S[:0].copy())

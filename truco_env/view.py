@@ -35,7 +35,10 @@ def hand_events(S: np.ndarray, g: int, start: int = 0) -> list[dict[str, Any]]:
     "team"}`` (seat/team ``None`` for a parda), ``{"event": "declare", "seat", "what",
     "points"}`` (points ``None``: "son buenas"), ``{"event": "points", "team", "points",
     "source"}``, ``{"event": "hand_end", "reason", "team"}``, ``{"event": "match_end", "team",
-    "score"}``.
+    "score"}``.  In the three-player modes "points" also has ``"seat"`` (who scored; team is
+    his side), ``{"event": "pass", "seat", "to", "points", "source"}`` is destantado's passing
+    of tantos, ``{"event": "discard", "seat"}`` the gallo's discard (the card is not shown);
+    in destantado "team" is a seat.
     """
     out = []
     for i in range(start, int(S[g, C.LOG_LEN])):
@@ -50,8 +53,16 @@ def hand_events(S: np.ndarray, g: int, start: int = 0) -> list[dict[str, Any]]:
             out.append({"event": "declare", "seat": seat, "what": ("envido", "flor")[detail],
                         "points": value if value >= 0 else None})
         elif kind == C.EV_POINTS:
-            out.append({"event": "points", "team": team, "points": value,
+            e = {"event": "points", "team": team, "points": value,
+                 "source": C.SOURCE_NAMES[detail]}
+            if seat >= 0:          # three-player modes: the player who scored
+                e["seat"] = seat
+            out.append(e)
+        elif kind == C.EV_PASS:
+            out.append({"event": "pass", "seat": seat, "to": team, "points": value,
                         "source": C.SOURCE_NAMES[detail]})
+        elif kind == C.EV_DISCARD:
+            out.append({"event": "discard", "seat": seat})
         elif kind == C.EV_HAND_END:
             out.append({"event": "hand_end", "reason": C.END_NAMES[value],
                         "team": team if team >= 0 else None})
@@ -60,12 +71,27 @@ def hand_events(S: np.ndarray, g: int, start: int = 0) -> list[dict[str, Any]]:
     return out
 
 
+def user_score(S: np.ndarray, g: int, rules: Any) -> list[int]:
+    """Game ``g``'s score as players read it: by team; by player in pata de gallo; each
+    player's pile (tantos left, 0 wins) in destantado."""
+    mode = getattr(rules, "mode", "teams")
+    if mode == "teams":
+        return [int(x) for x in S[g, C.SCORE:C.SCORE + 2]]
+    P = int(S[g, C.NPLAYERS])
+    sc = [int(x) for x in S[g, C.SCORE:C.SCORE + P]]
+    return [rules.target - x for x in sc] if mode == "destantado" else sc
+
+
 def decode_view(game: Any, g: int, seat: int) -> dict:
     """What ``seat`` may know of game ``g`` of a :class:`truco_env.game.Matches`."""
     S = game.S
     P = int(S[g, C.NPLAYERS])
+    mode = getattr(game.rules, "mode", "teams")
+    per_seat = mode != "teams"
     hand = [card_str(S[g, C.HAND + 3 * seat + k]) if S[g, C.PLAYED + 3 * seat + k] < 0 else None
             for k in range(3)]
+    if S[g, C.DISCARDING] == 1 and seat == S[g, C.GALLO]:
+        hand.append(card_str(S[g, C.FOURTH]))     # the gallo's four cards, discard_k drops k
     table = []
     for b in range(int(S[g, C.BAZA]) + 1):
         lead = int(S[g, C.BAZA_LEAD + b])
@@ -95,6 +121,19 @@ def decode_view(game: Any, g: int, seat: int) -> dict:
     elif S[g, C.TRUCO_PENDING]:
         pending = _PENDING_TRUCO[int(S[g, C.TRUCO_PENDING]) - 1]
     over = bool(S[g, C.HAND_OVER])
+    nsc = P if per_seat else 2
+    extra = {}
+    if per_seat:   # ---- three-player modes (issue 12)
+        gallo = int(S[g, C.GALLO])
+        extra = {
+            "mode": mode,
+            "teams": [int(S[g, C.TEAM + p]) for p in range(P)],
+            "gallo": gallo if gallo >= 0 else None,
+            "discarding": bool(S[g, C.DISCARDING]),
+            "discarded": (card_str(S[g, C.DISCARD]) if seat == gallo and S[g, C.DISCARD] >= 0
+                          else None),
+            "out": [p for p in range(P) if S[g, C.OUT + p] == 1],
+        }
     return {
         "seat": seat,
         "team": int(S[g, C.TEAM + seat]),
@@ -104,7 +143,7 @@ def decode_view(game: Any, g: int, seat: int) -> dict:
         "target": game.rules.target,
         "buenas": game.rules.has_buenas,
         "flor": game.rules.flor,
-        "score": [int(x) for x in S[g, C.SCORE:C.SCORE + 2]],
+        "score": user_score(S, g, game.rules),
         "hand": hand,
         "hand_number": int(S[g, C.HAND_NO]),
         "table": table,
@@ -120,11 +159,12 @@ def decode_view(game: Any, g: int, seat: int) -> dict:
         "envido_chain": ENVIDO_CHAIN[int(S[g, C.ENVIDO_CHAIN_ID])][0],
         "to_act": None if over else int(S[g, C.ACTOR]),
         "hand_over": over,
-        "hand_points": [int(x) for x in S[g, C.HAND_PTS:C.HAND_PTS + 2]],
+        "hand_points": [int(x) for x in S[g, C.HAND_PTS:C.HAND_PTS + nsc]],
         "end_reason": C.END_NAMES[int(S[g, C.END_REASON])] or None,
         "done": bool(S[g, C.DONE]),
         "winner": int(S[g, C.WINNER]) if S[g, C.WINNER] >= 0 else None,
         "muestra": card_str(S[g, C.MUESTRA]) if S[g, C.MUESTRA] >= 0 else None,
+        **extra,
     }
 
 
@@ -141,15 +181,44 @@ def score_text(score: int, target: int, buenas: bool) -> str:
     return f"{score} (malas)" if score <= half else f"{score} (buenas {score - half})"
 
 
-def seat_name(seat: int, me: int | None, players: int) -> str:
-    """``'you'``, ``'player_2 (partner)'`` or ``'player_1'`` (no ``me``: ``'player_1'``)."""
+def seat_name(seat: int, me: int | None, players: int, teams: list[int] | None = None) -> str:
+    """``'you'``, ``'player_2 (partner)'`` or ``'player_1'`` (no ``me``: ``'player_1'``);
+    ``teams``: each seat's side in this hand (three-player modes), else seat % 2."""
     if me is None:
         return f"player_{seat}"
     if seat == me:
         return "you"
+    if teams is not None:
+        return f"player_{seat} (partner)" if teams[seat] == teams[me] else f"player_{seat}"
     if players > 2 and seat % 2 == me % 2:
         return f"player_{seat} (partner)"
     return f"player_{seat}"
+
+
+def _side_name(view: Mapping, side: int, me: int | None) -> str:
+    """A side of a three-player mode: a player (destantado), the gallo or the pair."""
+    if view.get("mode") == "destantado":
+        return seat_name(side, me, view["players"], view.get("teams"))
+    gallo = view.get("gallo")
+    if gallo is not None and view["teams"][gallo] == side:
+        return "the gallo" + (" (you)" if me == gallo else "")
+    return "the pair" + (" (yours)" if me is not None and me != gallo else "")
+
+
+def score_line(view: Mapping, me: int | None) -> str:
+    """``Score: ...`` by team, or by player in the three-player modes."""
+    target, buenas = view["target"], view.get("buenas", False)
+    if view.get("mode") in ("pata_de_gallo", "destantado"):
+        P = view["players"]
+        dest = view["mode"] == "destantado"
+        return ("Score: " + " | ".join(f"{seat_name(p, me, P, view.get('teams'))} "
+                                      f"{score_text(view['score'][p], target, buenas)}"
+                                      for p in range(P))
+                + (f"  (tantos left, from {target} down to 0)" if dest
+                   else f"  (each to {target}" + (", malas y buenas)" if buenas else ")")))
+    return ("Score: " + " | ".join(
+        f"{team_name(t, me)} {score_text(view['score'][t], target, buenas)}" for t in range(2))
+        + f"  (match to {target}" + (", malas y buenas)" if buenas else ")"))
 
 
 def team_name(team: int, me: int | None) -> str:
@@ -158,11 +227,13 @@ def team_name(team: int, me: int | None) -> str:
     return f"team {team} ({'yours' if team == me % 2 else 'theirs'})"
 
 
-def baza_result_text(result: Any, me: int | None) -> str:
+def baza_result_text(result: Any, me: int | None, view: Mapping | None = None) -> str:
     if result is None:
         return ""
     if result == "parda":
         return " -> parda"
+    if view is not None and view.get("mode") in ("pata_de_gallo", "destantado"):
+        return f" -> {_side_name(view, int(result), me)}"
     return f" -> {team_name(int(result), me)}"
 
 
@@ -184,31 +255,32 @@ def format_view(view: Mapping, me: int | None = None,
     ``hands``: cards to show by seat (a spectator's or the end of a hand), instead of the view's
     own hand only.  ``mask``: the legal actions of the seat to act, listed on the last line.
     """
-    players, target = view["players"], view["target"]
-    buenas = view.get("buenas", False)
+    players = view["players"]
     P = players
+    teams = view.get("teams")
     lines = [
-        "Score: " + " | ".join(
-            f"{team_name(t, me)} {score_text(view['score'][t], target, buenas)}"
-            for t in range(2))
-        + f"  (match to {target}" + (", malas y buenas)" if buenas else ")"),
-        f"Hand {view['hand_number']} · mano: {seat_name(view['mano'], me, P)} · "
+        score_line(view, me),
+        f"Hand {view['hand_number']} · mano: {seat_name(view['mano'], me, P, teams)} · "
         f"{_TRUCO_LEVEL[view['truco_level']]}"
-        + (f" · muestra {view['muestra']}" if view.get("muestra") else ""),
+        + (f" · muestra {view['muestra']}" if view.get("muestra") else "")
+        + (f" · gallo: {seat_name(view['gallo'], me, P, teams)}"
+           if view.get("gallo") is not None else "")
+        + (" · out of the hand: " + ", ".join(seat_name(p, me, P, teams) for p in view["out"])
+           if view.get("out") else ""),
     ]
     if view["calls"]:
-        lines.append("Calls: " + ", ".join(f"{seat_name(p, me, P)} {a}"
+        lines.append("Calls: " + ", ".join(f"{seat_name(p, me, P, teams)} {a}"
                                            for p, a in view["calls"]))
     if view["envido_points"]:
-        lines.append("Points shown: " + ", ".join(f"{seat_name(p, me, P)} {x}"
+        lines.append("Points shown: " + ", ".join(f"{seat_name(p, me, P, teams)} {x}"
                                                   for p, x in view["envido_points"].items()))
     for b, row in enumerate(view["table"]):
-        lines.append(f"Baza {b + 1}: " + ", ".join(f"{seat_name(p, me, P)} {c}"
+        lines.append(f"Baza {b + 1}: " + ", ".join(f"{seat_name(p, me, P, teams)} {c}"
                                                    for p, c in row)
-                     + baza_result_text(view["baza_results"][b], me))
+                     + baza_result_text(view["baza_results"][b], me, view))
     if hands is not None:
         for p, cards in hands.items():
-            lines.append(f"Cards of {seat_name(p, me, P)}: "
+            lines.append(f"Cards of {seat_name(p, me, P, teams)}: "
                          + " ".join(c if c else "--" for c in cards))
     elif me is not None:
         cards = "  ".join(f"[{k}] {c}" for k, c in enumerate(view["hand"]) if c is not None)
@@ -216,13 +288,19 @@ def format_view(view: Mapping, me: int | None = None,
         if view.get("my_flor") is not None:
             extra += f", flor {view['my_flor']}"
         lines.append(f"Your cards: {cards}   ({extra})")
-    if view["done"]:
+        if view.get("discarded"):
+            lines.append(f"You discarded {view['discarded']}")
+    if view["done"] and view.get("mode") in ("pata_de_gallo", "destantado"):
+        lines.append(f"Match over: {seat_name(view['winner'], me, P)} wins")
+    elif view["done"]:
         lines.append(f"Match over: {team_name(view['winner'], me)} wins")
     elif view["hand_over"]:
         lines.append(f"Hand over ({view['end_reason']})")
     elif view["to_act"] is not None:
-        who = seat_name(view["to_act"], me, P)
+        who = seat_name(view["to_act"], me, P, teams)
         line = f"To act: {who}" + (f" (answering {view['pending']})" if view["pending"] else "")
+        if view.get("discarding"):
+            line += " (the gallo discards one of his four cards)"
         if mask is not None:
             line += " · legal: " + ", ".join(ACTIONS[i] for i in np.flatnonzero(mask))
         lines.append(line)
@@ -241,6 +319,8 @@ def render_text(game: Any, g: int, seat: int | None = None) -> str:
         hands[p] = [card_str(S[g, C.HAND + 3 * p + k]) + "*" if S[g, C.PLAYED + 3 * p + k] >= 0
                     else (card_str(S[g, C.HAND + 3 * p + k]) if shown else "??")
                     for k in range(3)]
+        if S[g, C.DISCARDING] == 1 and p == S[g, C.GALLO]:     # pata de gallo: his fourth
+            hands[p].append(card_str(S[g, C.FOURTH]) if shown else "??")
     head = (f"Truco {rules.name} · {P} players · match to {rules.target}"
             + (" (malas y buenas)" if rules.has_buenas else "") + (" · con flor" if rules.flor
                                                                     else ""))
@@ -251,15 +331,21 @@ def render_text(game: Any, g: int, seat: int | None = None) -> str:
 def hand_summary(view: Mapping, me: int | None) -> str:
     """What happened in a finished hand (a view taken before the next deal)."""
     P = view["players"]
+    teams = view.get("teams")
     lines = [f"--- Hand {view['hand_number']} over ({view['end_reason']}) ---"]
     for b, row in enumerate(view["table"]):
-        lines.append(f"  baza {b + 1}: " + ", ".join(f"{seat_name(p, me, P)} {c}" for p, c in row)
-                     + baza_result_text(view["baza_results"][b], me))
+        lines.append(f"  baza {b + 1}: " + ", ".join(f"{seat_name(p, me, P, teams)} {c}" for p, c in row)
+                     + baza_result_text(view["baza_results"][b], me, view))
     if view["calls"]:
-        lines.append("  calls: " + ", ".join(f"{seat_name(p, me, P)} {a}" for p, a in view["calls"]))
+        lines.append("  calls: " + ", ".join(f"{seat_name(p, me, P, teams)} {a}" for p, a in view["calls"]))
     if view["envido_points"]:
-        lines.append("  points shown: " + ", ".join(f"{seat_name(p, me, P)} {x}"
+        lines.append("  points shown: " + ", ".join(f"{seat_name(p, me, P, teams)} {x}"
                                                     for p, x in view["envido_points"].items()))
     pts = view["hand_points"]
-    lines.append("  points: " + ", ".join(f"{team_name(t, me)} +{pts[t]}" for t in range(2)))
+    if view.get("mode") in ("pata_de_gallo", "destantado"):
+        word = "shed" if view["mode"] == "destantado" else "points"
+        lines.append(f"  {word}: " + ", ".join(f"{seat_name(p, me, P, teams)} {pts[p]:+d}"
+                                             for p in range(P)))
+    else:
+        lines.append("  points: " + ", ".join(f"{team_name(t, me)} +{pts[t]}" for t in range(2)))
     return "\n".join(lines)

@@ -54,6 +54,48 @@ def export(run_dir: str | Path, name: str, out_dir: Path = HERE) -> Path:
     return out
 
 
+def migrate(name: str, out_dir: Path = HERE) -> Path:
+    """Rewrite a shipped policy of an older observation layout for this one, exactly.
+
+    Layout versions only add pieces and actions (``truco_env.observe.ADDED_PIECES``, actions
+    appended after ``mazo``): the first layer gets zero weights on the added inputs and the
+    policy head zero rows for the added actions, so the network computes the same logits for
+    every old action in every game the old layout could describe.
+    """
+    import torch
+    from truco_env.observe import LAYOUT_VERSION, legacy_columns
+    from truco_env.rules import NUM_ACTIONS
+    ckpt = torch.load(HERE / f"{name}.pt", map_location="cpu", weights_only=True)
+    old = ckpt.get("layout_version", 1)
+    if old == LAYOUT_VERSION:
+        return HERE / f"{name}.pt"
+    kind = ckpt["game"]["observation"]
+    cols = torch.as_tensor(legacy_columns(kind, old))
+    if len(cols) != ckpt["obs_size"]:
+        raise ValueError(f"{name}: {ckpt['obs_size']} inputs, but layout {old} of {kind!r} "
+                         f"has {len(cols)}")
+    from truco_env.observe import Encoder
+    size = Encoder(kind).size
+    m = dict(ckpt["model"])
+    w = m["trunk.0.weight"]
+    nw = torch.zeros((w.shape[0], size), dtype=w.dtype)
+    nw[:, cols] = w
+    m["trunk.0.weight"] = nw
+    pw, pb = m["policy.weight"], m["policy.bias"]
+    m["policy.weight"] = torch.cat([pw, torch.zeros((NUM_ACTIONS - pw.shape[0], pw.shape[1]),
+                                                    dtype=pw.dtype)])
+    m["policy.bias"] = torch.cat([pb, torch.zeros(NUM_ACTIONS - pb.shape[0], dtype=pb.dtype)])
+    from agents.ppo_policy import save_checkpoint
+    out = Path(out_dir) / f"{name}.pt"
+    game = dict(ckpt["game"])
+    game.setdefault("mode", "teams")
+    save_checkpoint(out, {"model": m, "obs_size": size, "num_actions": NUM_ACTIONS,
+                          "hidden": list(ckpt["hidden"]), "game": game,
+                          "migrated_from_layout": old})
+    out.chmod(0o644)
+    return out
+
+
 def _factory(args: str, seed: int | None):
     """``pretrained:NAME`` (``pretrained:NAME,greedy`` plays the argmax action)."""
     from agents.ppo_policy import PolicyAgent, load_checkpoint, net_from_checkpoint
@@ -74,9 +116,14 @@ def main(argv: list[str] | None = None) -> int:
     ex = sub.add_parser("export", help="write a run's final policy as agents/pretrained/NAME.pt")
     ex.add_argument("run_dir")
     ex.add_argument("name")
+    mg = sub.add_parser("migrate", help="rewrite a shipped policy for this observation layout "
+                                        "(zero weights on added inputs and actions)")
+    mg.add_argument("name")
     args = ap.parse_args(argv)
     if args.cmd == "export":
         print(f"wrote {export(args.run_dir, args.name)}")
+    elif args.cmd == "migrate":
+        print(f"wrote {migrate(args.name)}")
     else:
         for n in names():
             print(n, info(n))
