@@ -22,16 +22,77 @@ from typing import Sequence
 
 from evaluation import bluff, exploit, probe, report, tournament
 from evaluation.tournament import GameConfig
+from truco_env.rules import PRESETS
 
 COMMANDS = ("tournament", "bluff", "probe", "exploit")
 
 
 def _game_args(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--players", type=int, default=2, choices=(2, 4, 6))
-    ap.add_argument("--rules", default="argentino", choices=("argentino", "trucoshi", "uruguayo"))
-    ap.add_argument("--target", type=int, default=None, help="points to win (preset default)")
+    ap.add_argument("--players", type=int, default=None, choices=(2, 3, 4, 6),
+                    help="players (default: a checkpoint's game, else 2; 3 for the "
+                         "three-player modes)")
+    ap.add_argument("--rules", default=None, choices=PRESETS,
+                    help="preset (default: a checkpoint's game, else argentino)")
+    ap.add_argument("--target", type=int, default=None, help="points to win (default: a "
+                                                             "checkpoint's game, else the preset's)")
     ap.add_argument("--flor", action=argparse.BooleanOptionalAction, default=None,
                     help="play with flor (preset default)")
+    ap.add_argument("--any-game", action="store_true",
+                    help="let checkpoints play a game other than the one they were trained for")
+
+
+class GameMismatchError(ValueError):
+    """Agents trained for different games, or asked to play another game than theirs."""
+
+
+def trained_game(spec: str) -> dict | None:
+    """The game a ``checkpoint:`` or ``pretrained:`` agent was trained for (preset, mode,
+    players, target), from its config; ``None`` for other agents."""
+    kind, _, rest = str(spec).partition(":")
+    if kind not in ("checkpoint", "pretrained") or not rest:
+        return None
+    rest = rest[: -len(",greedy")] if rest.endswith(",greedy") else rest
+    from agents.ppo_policy import load_checkpoint
+    if kind == "pretrained":
+        from agents import pretrained
+        ckpt = load_checkpoint(pretrained.path_of(rest.strip()))
+    else:
+        ckpt = load_checkpoint(rest.strip())
+    game = ckpt.get("game") or ckpt.get("config") or {}
+    if "rules" not in game:
+        return None
+    from truco_env.rules import get_rules
+    rules = get_rules(game["rules"], target=game.get("target"))
+    return {"rules": rules.name, "mode": rules.mode, "players": int(game.get("players", 2)),
+            "target": rules.target}
+
+
+def _game_for(args, specs: Sequence[str] = ()) -> GameConfig:
+    """The game to play: the options given, else the game the checkpoints among ``specs``
+    were trained for.  Checkpoints trained for different games, or for another game than
+    the options ask, raise :class:`GameMismatchError` (``--any-game`` allows it)."""
+    games = [(s, g) for s in specs for g in [trained_game(s)] if g is not None]
+    fixed: dict[str, tuple[str, object]] = {}
+    for spec, g in games:
+        for key in ("rules", "mode", "players", "target"):
+            if key in fixed and fixed[key][1] != g[key] and not args.any_game:
+                raise GameMismatchError(
+                    f"agents trained for different games: {fixed[key][0]} has {key}="
+                    f"{fixed[key][1]!r}, {spec} has {key}={g[key]!r} (--any-game plays them "
+                    f"anyway)")
+            fixed.setdefault(key, (spec, g[key]))
+    asked = {"rules": args.rules, "players": args.players, "target": args.target}
+    if not args.any_game:
+        for key, value in asked.items():
+            if value is not None and key in fixed and fixed[key][1] != value:
+                raise GameMismatchError(
+                    f"bad value --{key} {value}: {fixed[key][0]} was trained for {key}="
+                    f"{fixed[key][1]!r} (--any-game plays it anyway)")
+    pick = {k: (v if v is not None else (fixed[k][1] if k in fixed else None))
+            for k, v in asked.items()}
+    rules = pick["rules"] or "argentino"
+    players = pick["players"] or (3 if rules in ("pata_de_gallo", "destantado") else 2)
+    return GameConfig(players=players, rules=rules, target=pick["target"], flor=args.flor)
 
 
 def _run_args(ap: argparse.ArgumentParser) -> None:
@@ -43,8 +104,8 @@ def _run_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _cfg(args) -> GameConfig:
-    return GameConfig(players=args.players, rules=args.rules, target=args.target, flor=args.flor)
+def _cfg(args, specs: Sequence[str] = ()) -> GameConfig:
+    return _game_for(args, specs)
 
 
 def _labels(specs: Sequence[str]) -> list[tuple[str, str]]:
@@ -66,7 +127,8 @@ def cmd_tournament(argv: list[str]) -> int:
     _game_args(ap)
     ap.add_argument("--bluff", action="store_true", help="add the bluff analytics to the report")
     args = ap.parse_args(argv)
-    res = tournament.run_tournament(_labels(args.specs), args.matches, _cfg(args), seed=args.seed,
+    res = tournament.run_tournament(_labels(args.specs), args.matches, _cfg(args, args.specs),
+                                    seed=args.seed,
                                     workers=args.workers, bluff=args.bluff,
                                     progress=not args.no_progress)
     folder = report.out_dir(args.out)
@@ -101,12 +163,13 @@ def cmd_bluff(argv: list[str]) -> int:
         ap.error("give an agent spec or --records")
     else:
         against = ([args.vs] if args.vs else []) + args.against
-        b = bluff.play_against(args.spec, against, args.matches, _cfg(args), seed=args.seed,
+        cfg = _cfg(args, [args.spec] + against)
+        b = bluff.play_against(args.spec, against, args.matches, cfg, seed=args.seed,
                                workers=args.workers, progress=not args.no_progress)
         c = b["config"]
         header = (f"# Bluff analytics: {args.spec} against {', '.join(c['opponents'])}\n\n"
-                  f"{args.matches} duplicate pairs per opponent, {args.players} players, "
-                  f"{args.rules}, match to {c['target']}, seed {args.seed}.")
+                  f"{args.matches} duplicate pairs per opponent, {cfg.players} players, "
+                  f"{cfg.rules}, match to {c['target']}, seed {args.seed}.")
     folder = report.out_dir(args.out, "bluff")
     print(report.write_bluff(b, folder, header))
     for f in report.CLAIM_PLOTS:
@@ -145,7 +208,8 @@ def cmd_probe(argv: list[str]) -> int:
         score = None
     if args.score and (score is None or len(score) != 2):
         ap.error(f"--score {args.score!r}: expected MINE,THEIRS, e.g. 20,10")
-    sit = probe.ProbeSituation(hand=args.hand.split(), players=args.players, rules=args.rules,
+    cfg = _cfg(args, [args.spec])
+    sit = probe.ProbeSituation(hand=args.hand.split(), players=cfg.players, rules=cfg.rules,
                                target=args.target, flor=args.flor, mano=args.mano, score=score,
                                muestra=args.muestra, seed=args.seed, seat=args.seat,
                                actions=(args.played.split() + args.calls.split()
@@ -182,7 +246,7 @@ def cmd_exploit(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     budget = exploit.parse_budget(args.budget)
     folder = report.out_dir(args.out, "exploit")
-    res = exploit.run_exploit(args.spec, _cfg(args), folder, budget,
+    res = exploit.run_exploit(args.spec, _cfg(args, [args.spec]), folder, budget,
                               eval_matches=args.eval_matches, seed=args.seed,
                               workers=args.workers, progress=not args.no_progress,
                               eval_games=args.eval_games, num_envs=args.num_envs,

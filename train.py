@@ -102,8 +102,11 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                      N * cfg.num_steps)
     # ---- opponents per game: None = self-play; learner_team = the team the learner plays
     opponents: list = pool.sample(N)
-    learner_team = rng.integers(0, 2, N)
-    seat_team = np.arange(P) % 2
+    # Three-player modes (issue 12): every seat is its own side; the learner holds one seat.
+    per_seat = venv.game.per_seat
+    sides = P if per_seat else 2
+    learner_team = rng.integers(0, sides, N)
+    seat_team = np.arange(P) if per_seat else np.arange(P) % 2
     step_in_match = np.zeros(N, np.int64)
     past = None          # the policy of the previous evaluation (evaluated against)
     global_step, iteration, elapsed_before = 0, 0, 0.0
@@ -244,7 +247,7 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                     by_id[id(opp)] = opp
                 is_opp[G] = [opponents[g] is not None for g in G]
                 opp_ids[G] = [id(opponents[g]) for g in G]
-                learner_team[G] = rng.integers(0, 2, len(G))
+                learner_team[G] = rng.integers(0, sides, len(G))
         global_step += N * cfg.num_steps
         idx, adv, ret = buf.finish(cfg.gamma, cfg.gae_lambda)
         B = len(idx)

@@ -183,7 +183,29 @@ def _interval_chart(plt, path: Path, names: Sequence[str], value, lo, hi, *, ref
     plt.close(fig)
 
 
+def three_way_markdown(res: dict) -> str:
+    """The report of a three-player mode tournament (:func:`tournament.run_three_way`)."""
+    c = res["config"]
+    lines = [f"# Three-way duplicate tournament: {c['rules']} ({c['mode']})", "",
+             f"{c['matches_per_table']} deal sequences per table, each played in the 3 seat "
+             f"rotations; match to {c['target']}, seed {c['seed']}.  A single seat's even share "
+             f"is 1/3.", "",
+             "| table | agent | seats | wins | matches | win rate | 95% interval | even |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in res["three_way"]:
+        lines.append(f"| {r['table']} | {r['agent']} | {r['seats']} | {r['wins']} | "
+                     f"{r['matches']} | {r['win_rate']:.1%} | [{r['win_lo']:.1%}, "
+                     f"{r['win_hi']:.1%}] | {r['even']:.1%} |")
+    return "\n".join(lines) + "\n"
+
+
 def write_tournament(res: dict, folder: Path) -> str:
+    if res.get("three_way") is not None:       # three single players (issue 12)
+        write_csv(folder / "three_way.csv", res["three_way"])
+        write_json(folder / "results.json", res)
+        md = three_way_markdown(res)
+        (folder / "report.md").write_text(md)
+        return md
     files = plot_tournament(res, folder)
     write_csv(folder / "pairs.csv", res["pairs"])
     write_csv(folder / "ratings.csv", res["ratings"])

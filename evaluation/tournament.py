@@ -36,7 +36,7 @@ import numpy as np
 import agents
 from truco_env.game import DuplicateDeals, Matches
 from truco_env.loop import play, team_seating
-from truco_env.rules import RuleSet, get_rules
+from truco_env.rules import ConfigurationError, RuleSet, get_rules
 
 from .bluff import EVENT_FIELDS, HAND_FIELDS, EventLog, bluff_analytics, concat_tables
 from .ratings import rating_table
@@ -69,8 +69,9 @@ class GameConfig:
     def ruleset(self) -> RuleSet:
         r = get_rules(self.rules, target=self.target, flor=self.flor)
         if self.players not in r.players_allowed:
-            raise ValueError(f"bad value players={self.players!r} for rules {r.name!r}; "
-                             f"expected one of {list(r.players_allowed)}")
+            raise ConfigurationError(f"bad value players={self.players!r} for rules "
+                                     f"{r.name!r} (mode {r.mode!r}); expected one of "
+                                     f"{list(r.players_allowed)}")
         return r
 
 
@@ -186,6 +187,8 @@ def run_tournament(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameC
     rules = cfg.ruleset()  # validate before spawning
     for spec in specs:
         load_agent(spec, 0)  # fail fast on a bad spec
+    if rules.mode != "teams":
+        return run_three_way(entrants, matches, cfg, seed=seed, progress=progress)
     workers = workers or os.cpu_count() or 1
     pairs = list(itertools.combinations(range(len(entrants)), 2))
     gid_span = 2 * matches + 2
@@ -295,8 +298,91 @@ def head_to_head(agent_a: Any, agent_b: Any, matches: int = 1000, cfg: GameConfi
         agent_a = load_agent(agent_a, seed)
     if isinstance(agent_b, str):
         agent_b = load_agent(agent_b, None if seed is None else seed + 1)
-    game = Matches(matches, cfg.players, cfg.ruleset(), random_mano=True)
+    rules = cfg.ruleset()
+    game = Matches(matches, cfg.players, rules, random_mano=True)
     game.reset(seed=seed)
+    if rules.mode != "teams":      # three single players: A in seat g % 3, B in the others
+        a_seat = np.arange(matches) % cfg.players
+        seating = (np.arange(cfg.players)[None, :] != a_seat[:, None]).astype(np.int64)
+        r = play(game, [agent_a, agent_b], seating)
+        return MatchResult(int((r.winner == a_seat).sum()), matches)
     a_team = np.arange(matches) % 2
     r = play(game, [agent_a, agent_b], team_seating(a_team, cfg.players))
     return MatchResult(int((r.winner == a_team).sum()), matches)
+
+
+# ============================================================================ three single players
+def three_way_seating(rotations: int = 3) -> np.ndarray:
+    """``[3, 3]``: in rotation r, seat s holds entrant ``(s + r) % 3`` (every entrant sits in
+    every seat once over the three rotations of the same deals).
+
+    >>> three_way_seating().tolist()
+    [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    """
+    return (np.arange(3)[None, :] + np.arange(rotations)[:, None]) % 3
+
+
+def play_three_way(players: Sequence[Any], matches: Sequence[int], cfg: GameConfig, seed: int,
+                   max_steps: int = 400_000) -> dict[str, np.ndarray]:
+    """A three-way duplicate (three single players, pata de gallo or destantado): every match
+    id is played three times on the same deals (:class:`DuplicateDeals`), once per seat
+    rotation (:func:`three_way_seating`).  ``players``: three agents (objects or specs; the
+    same spec twice is two independent copies).  Returns per game ``match``, ``rotation``,
+    ``winner`` (the index in ``players`` of the match winner) and ``hands``."""
+    loaded = [load_agent(p, seed + i) if isinstance(p, str) else p for i, p in enumerate(players)]
+    if len(loaded) != 3:
+        raise ConfigurationError(f"bad value players={len(loaded)} agents for a three-way "
+                                 f"duplicate; expected 3")
+    matches = np.asarray(matches, dtype=np.int64)
+    rot = three_way_seating()
+    match = np.repeat(matches, 3)
+    rotation = np.tile(np.arange(3), len(matches))
+    seating = rot[rotation]
+    game = Matches(len(match), 3, cfg.ruleset(), deals=DuplicateDeals(seed, match))
+    game.reset(seed=seed)
+    r = play(game, loaded, seating, max_steps=max_steps)
+    winner = seating[np.arange(len(match)), r.winner]
+    return {"match": match, "rotation": rotation, "winner": winner, "hands": r.hands}
+
+
+def run_three_way(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameConfig,
+                  seed: int = 0, progress: bool = True) -> dict[str, Any]:
+    """A tournament of a three-player mode: two entrants (A against two copies of B, and B
+    against two copies of A) or three (one three-way duplicate).  ``matches`` deal sequences,
+    each played in the three seat rotations.  Per entrant and table: wins, the win rate with a
+    95% interval (the unit is the deal sequence: its three rotations' share), where a third is
+    even."""
+    labels = [a[0] for a in entrants]
+    specs = [a[1] for a in entrants]
+    if len(entrants) == 2:
+        tables = [(0, 1, 1), (1, 0, 0)]
+    elif len(entrants) == 3:
+        tables = [(0, 1, 2)]
+    else:
+        raise ConfigurationError(f"bad value: {len(entrants)} agents for a three-player mode "
+                                 f"tournament; expected 2 or 3")
+    t0 = time.time()
+    rows = []
+    for t, idx in enumerate(tables):
+        players = [load_agent(specs[i], seed * 1_000_003 + 10_007 * t + k)
+                   for k, i in enumerate(idx)]
+        res = play_three_way(players, range(matches), cfg, seed)
+        won = res["winner"].reshape(-1, 3)
+        for k, i in enumerate(idx):
+            if k > 0 and idx[k] == idx[k - 1]:
+                continue                         # two copies of one entrant: counted once
+            copies = [j for j, x in enumerate(idx) if x == i]
+            share = np.isin(won, copies).mean(axis=1)
+            wr, lo, hi = duplicate_win_interval(share)
+            rows.append({"table": " vs ".join(labels[x] for x in idx), "agent": labels[i],
+                         "seats": len(copies), "wins": int(np.isin(won, copies).sum()),
+                         "matches": int(won.size), "win_rate": wr, "win_lo": lo, "win_hi": hi,
+                         "even": len(copies) / 3,
+                         "hands_per_match": float(res["hands"].mean())})
+    rules = cfg.ruleset()
+    return {"config": {"players": 3, "rules": cfg.rules, "mode": rules.mode,
+                       "target": rules.target, "flor": rules.flor,
+                       "matches_per_table": matches, "seed": seed, "rotations": 3},
+            "agents": [{"label": lab, "spec": str(s)} for lab, s in entrants],
+            "three_way": rows, "pairs": [], "ratings": None, "bluff": None,
+            "seconds": round(time.time() - t0, 2)}

@@ -45,8 +45,10 @@ class Config:
                               "terminal: one line per evaluation instead)")
     tensorboard: bool = _f(True, "write TensorBoard events next to metrics.csv")
     # --- game
-    players: int = _f(2, "seats (2, 4 or 6; teams alternate seats)", choices=(2, 4, 6))
-    rules: str = _f("argentino", "rule preset", choices=("argentino", "trucoshi", "uruguayo"))
+    players: int = _f(2, "seats (2, 4 or 6; teams alternate seats; 3 for the three-player "
+                         "modes)", choices=(2, 3, 4, 6))
+    rules: str = _f("argentino", "rule preset", choices=("argentino", "trucoshi", "uruguayo",
+                                                         "pata_de_gallo", "destantado"))
     target: Optional[int] = _f(30, "points to win the match (null = the preset's default)")
     flor: Optional[bool] = _f(None, "play with flor (null = the preset's default)")
     winprob_reward: float = _f(1.0, "shaping: add this times the change of the team's match "
@@ -228,6 +230,10 @@ def _check(cfg: Config) -> None:
     if cfg.players not in rules.players_allowed:
         raise ConfigError(f"bad value players={cfg.players}: rules {cfg.rules!r} allow "
                           f"{list(rules.players_allowed)}")
+    if rules.mode != "teams" and (cfg.winprob_reward or cfg.score_reward):
+        raise ConfigError(f"bad value winprob_reward={cfg.winprob_reward}/score_reward="
+                          f"{cfg.score_reward} for rules {cfg.rules!r}: the shaping reads team "
+                          f"scores; expected 0 for the three-player modes")
 
 
 def make_config(values: dict[str, Any]) -> Config:

@@ -28,6 +28,17 @@ def evaluate(learner, opponent, cfg: Config, games: int, seed: int) -> tuple[flo
     me, opp = copy.deepcopy(learner), copy.deepcopy(opponent)
     me.reseed(seed)
     opp.reseed(seed + 1)
+    gc = game_config(cfg)
+    if gc.ruleset().mode != "teams":
+        # Three single players: the learner against two copies of the opponent, every deal
+        # in the three seat rotations (evaluation.tournament.play_three_way).
+        import numpy as np
+        from evaluation.stats import duplicate_win_interval
+        from evaluation.tournament import play_three_way
+        opp2 = copy.deepcopy(opponent)
+        opp2.reseed(seed + 2)
+        r = play_three_way([me, opp, opp2], range(max(1, games // 3)), gc, seed=seed)
+        return duplicate_win_interval((r["winner"].reshape(-1, 3) == 0).mean(axis=1))
     res = play_duplicate(me, opp, range(max(1, games // 2)), game_config(cfg), seed=seed)
     s = summarize_pair(res)
     return s["win_rate"], s["win_lo"], s["win_hi"]
