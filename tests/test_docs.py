@@ -82,10 +82,11 @@ NOT_KNOBS = {"name", "envido_chain", "truco_quiero", "truco_no_quiero"}
 def preset_table():
     """``{knob: {preset: cell}}`` from the table of docs/rules.md section 8."""
     text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$", text, re.M)
-    header = re.search(r"^\| knob \| (\w+) \| (\w+) \| (\w+) \|$", text, re.M)
+    header = re.search(r"^\| knob((?: \| \w+)+) \|$", text, re.M)
     assert header, "docs/rules.md has no '| knob | preset | ...' table"
-    presets = header.groups()
+    presets = [p.strip() for p in header.group(1).split("|") if p.strip()]
+    cols = r" \| ([^|]+)" * len(presets)
+    rows = re.findall(r"^\| `(\w+)`" + cols + r" \|$", text, re.M)
     return {knob: dict(zip(presets, (c.strip() for c in cells))) for knob, *cells in rows}
 
 
