@@ -359,6 +359,7 @@ class HeuristicAgent(Agent):
             "n": n, "rank": rank, "have": have, "players": players, "m": m,
             "pos": pos, "mano_team": mano_team,
             "fourth": v["fourth_card"], "discarding": v["gallo.discarding"] > 0.5,
+            "alone": v["mode"].argmax(axis=1) == 2,     # destantado: a rejection costs nothing
             "answering": v["to_act.answering"] > 0.5,
             # Tables stop at 33 (envido) and 38 (flor); piezas' higher points count as those.
             "env_pts": np.rint(v["my_envido"][:, 0] * POINTS_SCALE).astype(np.int64).clip(0, 33),
@@ -551,7 +552,7 @@ class HeuristicAgent(Agent):
         choose(in_env & (p_up >= 0.90), "falta_envido")
         choose(in_env & (p_up >= 0.78), "real_envido")
         choose(in_env & (p_up >= 0.72), "envido")
-        accept_env = (2 * (p_env + self.accept) - 1) * q_pts > -nq_pts
+        accept_env = (2 * (p_env + self.accept) - 1) * q_pts > -np.where(d["alone"], 0.0, nq_pts)
         choose(in_env & (accept_env | desperate), "quiero")
         choose(in_env, "no_quiero")
 

@@ -57,7 +57,8 @@ def parse_action(text: str, mask: np.ndarray, view: Mapping) -> tuple[int | None
             cs = card_str(card)
             if cs not in view["hand"]:
                 return None, f"{cs} is not in your hand"
-            action = ACTION_ID[f"play_{view['hand'].index(cs)}"]
+            verb = "discard" if view.get("discarding") else "play"   # pata de gallo's gallo
+            action = ACTION_ID[f"{verb}_{view['hand'].index(cs)}"]
         else:
             names = [ACTIONS[a] for a in legal if ACTIONS[a].startswith(t)]
             if len(names) == 1:

@@ -21,7 +21,8 @@ from truco_env.core import ACTOR
 from truco_env.game import Matches
 from truco_env.loop import play
 from truco_env.rules import PRESETS, get_rules
-from truco_env.view import action_text, decode_view, hand_summary, score_text, seat_name
+from truco_env.view import (action_text, decode_view, hand_summary, score_line, score_text,
+                            seat_name)
 
 from .base import load
 from .human import HumanAgent, QuitGame
@@ -38,8 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "checkpoint:PATH (default: heuristic)")
     ap.add_argument("--partner", default=None,
                     help="agent spec of your partners in team games (default: --opponent)")
-    ap.add_argument("--players", type=int, default=2, choices=(2, 4, 6),
-                    help="2 (1v1), 4 or 6 (teams of seat %% 2)")
+    ap.add_argument("--players", type=int, default=None, choices=(2, 3, 4, 6),
+                    help="2 (1v1), 4 or 6 (teams of seat %% 2); 3 for --rules pata_de_gallo "
+                         "or destantado (their default)")
     ap.add_argument("--rules", default="argentino", choices=PRESETS, help="rule preset")
     ap.add_argument("--target", type=int, default=None,
                     help="points a side needs to win (default: the preset's)")
@@ -61,6 +63,8 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input,
     """Run one match; returns the exit status (0 also when the person quits)."""
     ap = build_parser()
     args = ap.parse_args(argv)
+    if args.players is None:
+        args.players = 3 if args.rules in ("pata_de_gallo", "destantado") else 2
     if not 0 <= args.seat < args.players:
         ap.error(f"--seat must be in 0..{args.players - 1}")
     try:
@@ -81,19 +85,20 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input,
     print_fn(f"Truco {rules.name} · {args.players} players · match to {rules.target}"
              + (" (malas y buenas)" if rules.has_buenas else "")
              + (" · con flor" if rules.flor else "") + f" · you are player_{me}"
-             + (f", team {me % 2}" if args.players > 2 else ""))
+             + (f", team {me % 2}" if args.players > 2 and not game.per_seat else ""))
 
     def on_decision(game: Matches, rows, actions, mask) -> None:
         seat = int(game.S[0, ACTOR])
         if seat != me:
             view = decode_view(game, 0, seat)
-            print_fn(f"  {seat_name(seat, me, args.players)}: "
+            print_fn(f"  {seat_name(seat, me, args.players, view.get('teams'))}: "
                      f"{action_text(int(actions[0]), view)}")
 
     def on_hand_end(game: Matches, games) -> None:
         view = decode_view(game, 0, me)        # the finished hand, before the next deal
         print_fn(hand_summary(view, me))
-        print_fn(_score_line(view["score"], rules.target, rules.has_buenas, me))
+        print_fn(score_line(view, me) if game.per_seat else
+                 _score_line(view["score"], rules.target, rules.has_buenas, me))
 
     try:
         play(game, players, on_decision=on_decision, on_hand_end=on_hand_end)
@@ -101,6 +106,10 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input,
         print_fn("\nBye.")
         return 0
     final = decode_view(game, 0, me)
+    if game.per_seat:        # three single players: the winner is a seat
+        print_fn(("You win" if final["winner"] == me else f"player_{final['winner']} wins")
+                 + " the match: " + score_line(final, me))
+        return 0
     won = final["winner"] == me % 2
     print_fn(("You win" if won else "You lose") + " the match "
              f"{final['score'][me % 2]}-{final['score'][1 - me % 2]}.")

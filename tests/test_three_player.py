@@ -80,28 +80,31 @@ def test_pata_envido_compares_the_gallo_with_the_better_of_the_pair():
     env = pata([A33, C20, B27 + ["3c"]])
     run(env, "2 discard_3", "0 envido", "2 quiero")
     assert score(env) == [2, 2, 0]
-    # The partner may answer for the pair: the gallo sings, the next of the pair answers.
-    env = pata([A33, C20, B27 + ["3c"]], mano=1)       # gallo seat 0 (33), pair 1, 2
-    run(env, "0 discard_3", "1 envido", "2 quiero")
+    # Either of the pair may answer: the gallo (seat 0, 33) sings after both of the pair
+    # played, the next of the pair after him (seat 1) answers; 33 beats the pair's best 27.
+    env = pata([A33 + ["3c"], C20, B27], mano=1)
+    run(env, "0 discard_3", "1 12b", "2 5o", "0 envido", "1 quiero")
     assert score(env) == [2, 0, 0]
 
 
 def test_pata_the_deal_moves_round_so_everyone_is_gallo():
-    env = truco_env.env(players=3, rules="pata_de_gallo", target=9)
-    env.reset(seed=0)
-    gallos = []
+    env = truco_env.env(players=3, rules="pata_de_gallo")
     rng = np.random.default_rng(0)
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        v = env.unwrapped.view(agent)
-        if v["discarding"]:
-            gallos.append(v["gallo"])
-            assert v["gallo"] == (v["mano"] - 1) % 3 == env.unwrapped.agent_name_mapping[agent]
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert gallos[:4] == [2, 0, 1, 2]
+    seen = set()
+    for m in range(3):
+        env.reset(seed=m)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            v = env.unwrapped.view(agent)
+            if v["discarding"]:     # hand k of a match (mano 0 first): the gallo is k + 1 mod 3
+                assert v["gallo"] == (v["mano"] - 1) % 3 == (v["hand_number"] + 1) % 3
+                assert v["gallo"] == env.unwrapped.agent_name_mapping[agent]
+                seen.add(v["gallo"])
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert seen == {0, 1, 2}
 
 
 def test_pata_first_player_to_the_target_wins():
@@ -220,6 +223,8 @@ def test_destantado_a_leaver_cards_no_longer_count():
     # between A and C (C's 3o beats A's 4c), and C wins baza 2 too.
     env = dest(hands=(["4c", "7e", "5b"], ["1e", "4b", "6c"], ["3o", "3c", "5o"]))
     run(env, "0 4c", "1 1e", "2 3o", "1 4b", "2 3c", "0 truco", "1 no_quiero", "2 quiero")
+    assert view(env, 0)["baza_results"][0] == 2 and not done(env)
+    run(env, "0 5b")                         # C's 3c wins baza 2: C passes the truco's 2 to A
     assert done(env)
     assert score(env) == [12, 10, 8]
 

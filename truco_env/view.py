@@ -321,7 +321,9 @@ def render_text(game: Any, g: int, seat: int | None = None) -> str:
                     for k in range(3)]
         if S[g, C.DISCARDING] == 1 and p == S[g, C.GALLO]:     # pata de gallo: his fourth
             hands[p].append(card_str(S[g, C.FOURTH]) if shown else "??")
-    head = (f"Truco {rules.name} · {P} players · match to {rules.target}"
+    to = (f"tantos from {rules.target} down to 0" if getattr(rules, "mode", "") == "destantado"
+          else f"match to {rules.target}")
+    head = (f"Truco {rules.name} · {P} players · {to}"
             + (" (malas y buenas)" if rules.has_buenas else "") + (" · con flor" if rules.flor
                                                                     else ""))
     mask = game.legal_mask()[g] if not v["hand_over"] else None
