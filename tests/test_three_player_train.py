@@ -28,11 +28,11 @@ def test_heuristic_plays_legal_actions_and_beats_random(rules):
 def test_heuristic_discards_the_weakest_card():
     env = truco_env.env(players=3, rules="pata_de_gallo")
     env.reset(seed=0, options={"hands": [["4c", "5c", "6b"], ["4o", "5o", "6o"],
-                                         ["1e", "4e", "1b", "7e"]]})
+                                         ["1e", "11c", "1b", "7e"]]})
     bot = agents.load("heuristic", seed=0)
     obs = env.observe("player_2")
     a = bot.act(obs, env.unwrapped.view("player_2"))
-    assert truco_env.ACTIONS[a] == "discard_1"          # drops the 4e, keeps 1e 1b 7e
+    assert truco_env.ACTIONS[a] == "discard_1"          # drops the 11c, keeps 1e 1b 7e
 
 
 def test_three_way_duplicate_rotates_every_seat_on_the_same_deals():
