@@ -29,7 +29,7 @@ def recall_views(env, seat):
 # ---------------------------------------------------------------------- layout
 def test_layout_sizes_and_views():
     assert REC.size == RECALL_SIZE == COMPACT_SIZE + 3 * 6 * 40 + CALLS_MAX * CALL_SIZE
-    assert CALL_SIZE == 6 + len(CALL_ACTIONS) + 3 and CALL_ACTIONS == ACTIONS[3:]
+    assert CALL_SIZE == 6 + len(CALL_ACTIONS) + 3 and CALL_ACTIONS == ACTIONS[3:16]  # not the discards
     assert [n for n, _, _ in REC.pieces[:len(Encoder("compact").pieces)]] == \
         [n for n, _, _ in Encoder("compact").pieces], "recall starts with the compact pieces"
     v = REC.views(np.zeros((5, 2, RECALL_SIZE), np.float32))
