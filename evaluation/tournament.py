@@ -104,8 +104,13 @@ def play_duplicate(agent_a: Any, agent_b: Any, matches: Sequence[int], cfg: Game
         agent_a = load_agent(agent_a, seed)
     if isinstance(agent_b, str):
         agent_b = load_agent(agent_b, seed + 1)
+    rules = cfg.ruleset()
+    if rules.mode != "teams":
+        raise ConfigurationError(f"bad value rules={cfg.rules!r} for duplicate pairs: mode "
+                                 f"{rules.mode!r} has three single players; expected a team "
+                                 f"game (play_three_way plays the three-way duplicate)")
     match, a_team, seating = duplicate_seating(matches, cfg.players)
-    game = Matches(len(match), cfg.players, cfg.ruleset(), deals=DuplicateDeals(seed, match))
+    game = Matches(len(match), cfg.players, rules, deals=DuplicateDeals(seed, match))
     game.reset(seed=seed)
     hooks: dict[str, Any] = {}
     if log is not None:
