@@ -277,6 +277,6 @@ def test_the_saved_policy_never_sees_a_hidden_card(tmp_path):
     after = venv.encoder.encode(S, venv.game.tables, S[:, C.ACTOR])
     assert np.array_equal(before, after)
     with torch.no_grad():
-        la, _ = agent.net(torch.from_numpy(before), torch.ones(32, 16, dtype=torch.bool))
-        lb, _ = agent.net(torch.from_numpy(after), torch.ones(32, 16, dtype=torch.bool))
+        la, _ = agent.net(torch.from_numpy(before), torch.ones(32, agent.net.num_actions, dtype=torch.bool))
+        lb, _ = agent.net(torch.from_numpy(after), torch.ones(32, agent.net.num_actions, dtype=torch.bool))
     assert torch.equal(la, lb)
