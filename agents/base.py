@@ -67,8 +67,12 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if not mask.any(axis=1).all():
         bad = int(np.flatnonzero(~mask.any(axis=1))[0])
         raise ValueError(f"row {bad} of the action mask has no legal action")
-    # argmax of random keys over the legal entries: uniform, and one vector operation.
-    keys = rng.random(mask.shape) + mask
+    # argmax of random keys over the legal entries: uniform, and one vector operation.  Keys
+    # are drawn for the first 16 actions only while none after them is legal (the discards of
+    # pata de gallo, issue 12): a seeded random player draws the same stream as before they
+    # were appended, so the matches of every other game replay as they did.
+    width = mask.shape[1] if mask[:, 16:].any() else min(16, mask.shape[1])
+    keys = rng.random((mask.shape[0], width)) + mask[:, :width]
     return keys.argmax(axis=1)
 
 
