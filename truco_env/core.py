@@ -59,6 +59,13 @@ SRC_ENVIDO, SRC_FLOR, SRC_TRUCO = range(3)
 SOURCE_NAMES = ("envido", "flor", "truco")
 END_BAZAS, END_NO_QUIERO, END_MAZO, END_MATCH_POINT = 1, 2, 3, 4
 END_NAMES = ("", "bazas", "no_quiero", "mazo", "match_point")
+# Reads: what each seat has done over the match so far, counters that every player saw (the
+# table talk a player keeps in his head: "este canta todo", "este se va al mazo").  Per seat:
+# envido-family calls, truco-family songs, quieros, no quieros, mazos, envidos it called whose
+# points it then said aloud, and the sum of those points.  Cleared when a match starts.
+READ_ENVIDO, READ_TRUCO, READ_QUIERO, READ_NO_QUIERO, READ_MAZO, READ_SHOWN, READ_SHOWN_PTS = \
+    range(7)
+READ_N = 7
 
 #: The state of one game: ``(name, size, meaning and sentinels)``.  Seats are 0..P-1 in play
 #: order, teams 0..T-1; ``-1`` means "none" unless a line says otherwise.
@@ -113,6 +120,8 @@ FIELDS: tuple[tuple[str, int, str], ...] = (
     ("MUESTRA", 1, "card id turned up (uruguayo), -1 without muestra"),
     ("LOG_LEN", 1, "events in LOG (the hand's events stop at LOG_MAX)"),
     ("LOG", LOG_MAX, "the hand's events in order, one packed int32 each (unpack_event)"),
+    ("READS", P_MAX * READ_N, "per seat, counted over the match so far (public: every player "
+                              "saw it): READ_* counters, READ_N per seat"),
 )
 
 
@@ -145,7 +154,7 @@ ENVIDO_PTS = OFFSETS["ENVIDO_PTS"]; FLOR_PTS = OFFSETS["FLOR_PTS"]; PUBLIC = OFF
 BAZA_CARD = OFFSETS["BAZA_CARD"]; SCORE = OFFSETS["SCORE"]; HAND_PTS = OFFSETS["HAND_PTS"]
 HAND_OVER = OFFSETS["HAND_OVER"]; END_REASON = OFFSETS["END_REASON"]; DONE = OFFSETS["DONE"]
 WINNER = OFFSETS["WINNER"]; HAND_NO = OFFSETS["HAND_NO"]; MUESTRA = OFFSETS["MUESTRA"]
-LOG_LEN = OFFSETS["LOG_LEN"]; LOG = OFFSETS["LOG"]
+LOG_LEN = OFFSETS["LOG_LEN"]; LOG = OFFSETS["LOG"]; READS = OFFSETS["READS"]
 
 _RANK = TRUCO_RANK.astype(np.int32)
 _ENVIDO_VALUE = ENVIDO_VALUE.astype(np.int32)
@@ -296,6 +305,7 @@ def _start_hand(S, K, games, decks, manos):
     for i in range(games.shape[0]):
         g = games[i]
         P = S[g, NPLAYERS]
+        _update_reads(S, g)
         mano = manos[i]
         S[g, MANO] = mano
         S[g, TURN] = mano
@@ -351,6 +361,25 @@ def _start_hand(S, K, games, decks, manos):
         S[g, LOG_LEN] = 0
         S[g, HAND_NO] += 1
         _hand_values(S, K, g)
+
+
+@nb.njit(cache=True)
+def _update_reads(S, g):
+    """Before a deal: clear the reads when a match starts (``HAND_NO`` 0), else add the ended
+    hand's showdowns (who called envido and then said its points aloud)."""
+    if S[g, HAND_NO] == 0:
+        for j in range(P_MAX * READ_N):
+            S[g, READS + j] = 0
+        return
+    for p in range(S[g, NPLAYERS]):
+        if S[g, PUBLIC + p] < 0:
+            continue
+        for i in range(S[g, LOG_LEN]):
+            kind, q, _, a, _ = unpack_event(S[g, LOG + i])
+            if kind == EV_ACTION and q == p and a >= A_ENVIDO and a <= A_FALTA:
+                S[g, READS + READ_N * p + READ_SHOWN] += 1
+                S[g, READS + READ_N * p + READ_SHOWN_PTS] += S[g, PUBLIC + p]
+                break
 
 
 def start_hand(S: np.ndarray, tables: RuleTables, games: np.ndarray, decks: np.ndarray,
@@ -789,6 +818,17 @@ def _step_one(S, T, g, a, pts_out):
         pts_out[t] = S[g, SCORE + t]
     _log(S, g, EV_ACTION, seat, team, a, S[g, HAND + 3 * seat + a] if a <= A_PLAY2 else -1)
     S[g, ACTED + seat] = 1
+    r = READS + READ_N * seat
+    if a >= A_ENVIDO and a <= A_FALTA:
+        S[g, r + READ_ENVIDO] += 1
+    elif a >= A_TRUCO and a <= A_VALE4:
+        S[g, r + READ_TRUCO] += 1
+    elif a == A_QUIERO:
+        S[g, r + READ_QUIERO] += 1
+    elif a == A_NO_QUIERO:
+        S[g, r + READ_NO_QUIERO] += 1
+    elif a == A_MAZO:
+        S[g, r + READ_MAZO] += 1
     fs = S[g, FLOR_STATE]
 
     if a <= A_PLAY2:

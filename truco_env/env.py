@@ -135,7 +135,7 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(AECEnv):
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "truco_v0",
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "truco_v1",
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, players: int = 2, rules: str | RuleSet = "argentino",

@@ -40,7 +40,7 @@ EVENT_SIZE = P6 + NUM_ACTIONS + NUM_CARDS
 HISTORY_MAX = 64
 #: Layout version of the encoders.  Bump it when any encoder's layout changes (a piece added,
 #: removed, resized, reordered or given another meaning); checkpoints record it.
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = 3
 #: The non-card actions (play_0..2 excluded), the "calls" of the recall encoder, in id order:
 #: call index = action id - 3.
 CALL_ACTIONS = ACTIONS[3:]
@@ -52,6 +52,11 @@ NUM_CALLS = len(CALL_ACTIONS)
 CALLS_MAX = 12
 #: One call: relative seat one-hot (6), call one-hot (13), baza one-hot (3).
 CALL_SIZE = P6 + NUM_CALLS + 3
+#: Floats per relative seat of the ``reads`` piece (core.READS counters turned into rates).
+READ_SIZE = 6
+#: The prior mean of the envido points a player shows after calling envido (about the mean of
+#: the hands that call), so that one showdown moves the read and none leaves it neutral.
+READ_PRIOR_POINTS = 27.0
 
 COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
     ("seat_from_mano", P6, "one-hot: my seat counted from the mano (0 = I am mano)"),
@@ -76,6 +81,11 @@ COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
                  "points the leader lacks / target]"),
     ("muestra", NUM_CARDS, "one-hot of the muestra (uruguayo), zero without one"),
     ("match", 2, "[target / 30, the match has malas and buenas]"),
+    ("reads", P6 * READ_SIZE + 1,
+     "what each player did earlier in this match (public), per relative seat: [envido-family "
+     "calls per hand, truco-family songs per hand, (quieros + 1) / (answers + 2), answers per "
+     "hand (rates per hand capped at 1), mazos per hand, (points said after its own envido calls + 27) / (such calls + 1) "
+     "/ 50]; then min(hands played, 20) / 20"),
 )
 INFOSTATE_PIECES: tuple[tuple[str, int, str], ...] = COMPACT_PIECES + (
     ("history", HISTORY_MAX * EVENT_SIZE,
@@ -142,6 +152,7 @@ O_FLOR = _CO["my_flor"][0]; O_BAZA = _CO["baza"][0]; O_RES = _CO["baza_results"]
 O_CUR = _CO["current_baza"][0]; O_PLAYED = _CO["played_cards"][0]; O_TRUCO = _CO["truco"][0]
 O_ENVIDO = _CO["envido"][0]; O_FLORS = _CO["flor"][0]; O_PUB = _CO["public_points"][0]
 O_SCORE = _CO["score"][0]; O_MUESTRA = _CO["muestra"][0]; O_MATCH = _CO["match"][0]
+O_READS = _CO["reads"][0]
 O_HIST = _IO["history"][0]
 O_BAZAS = _RO["bazas"][0]; O_CALLS = _RO["calls"][0]
 H_CARDS = _HO["cards"][0]; H_ENV = _HO["envido"][0]; H_FLOR = _HO["flor"][0]
@@ -244,6 +255,20 @@ def _encode(S, K, g, seat, o, mode):
         o[O_MUESTRA + S[g, C.MUESTRA]] = 1.0
     o[O_MATCH] = T / 30.0
     o[O_MATCH + 1] = K[K_BUENAS]
+    hands = max(S[g, C.HAND_NO], 1)
+    for p in range(P):
+        r = C.READS + C.READ_N * p
+        base = O_READS + READ_SIZE * ((p - seat) % P)
+        yes = S[g, r + C.READ_QUIERO]
+        answers = yes + S[g, r + C.READ_NO_QUIERO]
+        o[base] = min(S[g, r + C.READ_ENVIDO] / hands, 1.0)
+        o[base + 1] = min(S[g, r + C.READ_TRUCO] / hands, 1.0)
+        o[base + 2] = (yes + 1.0) / (answers + 2.0)
+        o[base + 3] = min(answers / hands, 1.0)
+        o[base + 4] = S[g, r + C.READ_MAZO] / hands
+        o[base + 5] = (S[g, r + C.READ_SHOWN_PTS] + READ_PRIOR_POINTS) \
+            / (S[g, r + C.READ_SHOWN] + 1.0) / POINTS_SCALE
+    o[O_READS + P6 * READ_SIZE] = min(max(S[g, C.HAND_NO] - 1, 0), 20) / 20.0
     if mode == M_RECALL:
         e = 0
         cur = 0                    # the baza in progress when the event happened
