@@ -37,6 +37,8 @@ import agents
 from truco_env.game import DuplicateDeals, Matches
 from truco_env.loop import play, team_seating
 from truco_env.rules import RuleSet, get_rules
+from truco_env.core import SOURCE_NAMES
+from truco_env.view import hand_points_by_source
 
 from .bluff import EVENT_FIELDS, HAND_FIELDS, EventLog, bluff_analytics, concat_tables
 from .ratings import rating_table
@@ -95,7 +97,8 @@ def play_duplicate(agent_a: Any, agent_b: Any, matches: Sequence[int], cfg: Game
     """Play the duplicate pairs of ``matches`` (match ids) between two agents.
 
     Returns per game (``2 * len(matches)``, pair i is games 2i and 2i+1): ``match``,
-    ``a_team`` (the team A held), ``a_won``, ``hands``, ``pts_a``, ``pts_b`` (points scored).
+    ``a_team`` (the team A held), ``a_won``, ``hands``, ``pts_a``, ``pts_b`` (points scored),
+    ``src_a``, ``src_b`` (``[games, 3]``: those points by source, ``core.SOURCE_NAMES``).
     Agents may be objects or specs (loaded with ``seed`` and ``seed + 1``).  ``log`` collects
     the decisions, with ``agent_ids`` naming A and B in it.
     """
@@ -106,15 +109,26 @@ def play_duplicate(agent_a: Any, agent_b: Any, matches: Sequence[int], cfg: Game
     match, a_team, seating = duplicate_seating(matches, cfg.players)
     game = Matches(len(match), cfg.players, cfg.ruleset(), deals=DuplicateDeals(seed, match))
     game.reset(seed=seed)
-    hooks: dict[str, Any] = {}
+    src = np.zeros((len(match), 2, len(SOURCE_NAMES)), dtype=np.int64)   # [game, A/B, source]
+    watch = None
     if log is not None:
         watch = log.watch(match * 2 + a_team, np.asarray(agent_ids)[seating])
-        hooks = {"on_decision": watch.on_decision, "on_hand_end": watch.on_hand_end}
-    r = play(game, [agent_a, agent_b], seating, max_steps=max_steps, **hooks)
+
+    def on_hand_end(g: Matches, games: np.ndarray) -> None:
+        by_team = hand_points_by_source(g.S, games)[:, :2]
+        mine = a_team[games] == 0
+        src[games, 0] += np.where(mine[:, None], by_team[:, 0], by_team[:, 1])
+        src[games, 1] += np.where(mine[:, None], by_team[:, 1], by_team[:, 0])
+        if watch is not None:
+            watch.on_hand_end(g, games)
+
+    r = play(game, [agent_a, agent_b], seating, max_steps=max_steps, on_hand_end=on_hand_end,
+             on_decision=watch.on_decision if watch is not None else None)
     pts_a = np.where(a_team == 0, r.score[:, 0], r.score[:, 1])
     pts_b = np.where(a_team == 0, r.score[:, 1], r.score[:, 0])
     return {"match": match, "a_team": a_team, "a_won": (r.winner == a_team).astype(np.int8),
-            "hands": r.hands, "pts_a": pts_a.astype(np.int64), "pts_b": pts_b.astype(np.int64)}
+            "hands": r.hands, "pts_a": pts_a.astype(np.int64), "pts_b": pts_b.astype(np.int64),
+            "src_a": src[:, 0], "src_b": src[:, 1]}
 
 
 def summarize_pair(res: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -133,7 +147,17 @@ def summarize_pair(res: dict[str, np.ndarray]) -> dict[str, Any]:
             "net_per_hand": net, "net_lo": nlo, "net_hi": nhi,
             "pts_per_hand_a": ppa, "pts_a_lo": plo, "pts_a_hi": phi,
             "pts_per_hand_b": float((pb / np.maximum(hands, 1)).mean()),
-            "hands_per_match": float(res["hands"].mean())}
+            "hands_per_match": float(res["hands"].mean()),
+            **_by_source(res)}
+
+
+def _by_source(res: dict[str, np.ndarray]) -> dict[str, float]:
+    """Points per hand of A and B by source (``envido_a``, ``truco_b``...), over all hands."""
+    if "src_a" not in res:
+        return {}
+    hands = max(int(res["hands"].sum()), 1)
+    return {f"{name}_{side}": float(res[f"src_{side}"][:, k].sum() / hands)
+            for side in ("a", "b") for k, name in enumerate(SOURCE_NAMES)}
 
 
 # ============================================================================ round robin

@@ -60,6 +60,31 @@ def hand_events(S: np.ndarray, g: int, start: int = 0) -> list[dict[str, Any]]:
     return out
 
 
+def hand_points_by_source(S: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """Points each team scored in the hand of each game of ``games`` (whose hand is over, or in
+    progress), by source: ``int64[len(games), T_MAX, 3]``, sources in ``core.SOURCE_NAMES``
+    order (envido, flor, truco), read from the hand's ``EV_POINTS`` events.
+
+    >>> from truco_env.game import Matches
+    >>> from truco_env.rules import get_rules
+    >>> m = Matches(1, 2, get_rules("argentino")); m.reset(seed=0)
+    >>> _ = m.step(np.array([C.A_MAZO]))             # the mano goes to the mazo: 1 truco point
+    >>> hand_points_by_source(m.S, np.array([0]))[0, :2].tolist()
+    [[0, 0, 0], [0, 0, 1]]
+    """
+    games = np.asarray(games, dtype=np.int64)
+    out = np.zeros((len(games), C.T_MAX, len(C.SOURCE_NAMES)), dtype=np.int64)
+    if len(games) == 0:
+        return out
+    n = S[games, C.LOG_LEN].astype(np.int64)
+    log = S[games, C.LOG:C.LOG + C.LOG_MAX].astype(np.int64)
+    kind, _, team, value, detail = C.unpack_event.py_func(log)
+    hit = (kind == C.EV_POINTS) & (np.arange(C.LOG_MAX)[None, :] < n[:, None]) & (team >= 0)
+    rows, cols = np.nonzero(hit)
+    np.add.at(out, (rows, team[rows, cols], detail[rows, cols]), value[rows, cols])
+    return out
+
+
 def decode_view(game: Any, g: int, seat: int) -> dict:
     """What ``seat`` may know of game ``g`` of a :class:`truco_env.game.Matches`."""
     S = game.S
