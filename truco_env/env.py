@@ -74,6 +74,12 @@ shaped views with `Encoder("recall").views(obs)` (`views["bazas"]`: `[..., 3, 6,
 ## Version history
 * v0: first release (argentino, trucoshi and uruguayo; 2/4/6 players, flor, malas and
   buenas, muestra and piezas).
+* v1 (pica-pica, issue 12): knobs `pica_pica`, `pica_pica_players`, `pica_pica_schedule`
+  (docs/rules.md section 11; trucoshi plays it in 6-player matches); a pica-pica hand is its
+  duels one after another, only the two players of the duel in progress act; the observation
+  layout gains the `pica_pica` piece (layout version 3, zero outside pica-pica); `view()` gains
+  `pica_pica`, `hand_mano`, `duel`, `duels`; events gain `duel`, hands the end reason `duels`.
+  The action ids are unchanged.
 """
 from __future__ import annotations
 
@@ -135,7 +141,7 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(AECEnv):
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "truco_v0",
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "truco_v1",
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, players: int = 2, rules: str | RuleSet = "argentino",

@@ -410,6 +410,8 @@ def rules_to_dict(rules: RuleSet) -> dict:
 def rules_from_dict(d: dict) -> RuleSet:
     d = dict(d)
     name = d.pop("name", "argentino")
+    # Records written before pica-pica existed (no such key) were played without it.
+    d.setdefault("pica_pica", False)
     for k in ("players_allowed", "targets_allowed", "pieza_envido", "pica_pica_players"):
         if k in d:
             d[k] = tuple(d[k])
