@@ -51,3 +51,13 @@ def test_heuristic_beats_random_in_pica_pica_duels():
     r = head_to_head("heuristic", "random", 40,
                      GameConfig(players=6, rules="trucoshi"), seed=1)
     assert r.rate > 0.75, str(r)
+
+
+def test_the_human_player_plays_a_pica_pica_match():
+    from test_play import Script
+    from agents.play import main
+    s = Script()
+    assert main(["--players", "6", "--rules", "trucoshi", "--seed", "4", "--opponent", "heuristic"],
+                input_fn=s.input, print_fn=s.print) == 0
+    text = "\n".join(s.out)
+    assert "Pica-pica duel 1: " in text and "Match over" in text or "wins" in text
