@@ -26,12 +26,21 @@ from evaluation.tournament import GameConfig
 COMMANDS = ("tournament", "bluff", "probe", "exploit")
 
 
-def _game_args(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--players", type=int, default=2, choices=(2, 4, 6))
-    ap.add_argument("--rules", default="argentino", choices=("argentino", "trucoshi", "uruguayo"))
+def _game_args(ap: argparse.ArgumentParser, trained: bool = True) -> None:
+    """The game's settings; with ``trained``, unset ones come from the checkpoints' configs
+    (the game they were trained for), else the defaults (2 players, argentino)."""
+    src = " (default: the checkpoints' game, else %s)" if trained else " (default %s)"
+    ap.add_argument("--players", type=int, default=None if trained else 2, choices=(2, 4, 6),
+                    help="seats" + src % "2")
+    ap.add_argument("--rules", default=None if trained else "argentino",
+                    choices=("argentino", "trucoshi", "uruguayo"), help="preset" + src % "argentino")
     ap.add_argument("--target", type=int, default=None, help="points to win (preset default)")
     ap.add_argument("--flor", action=argparse.BooleanOptionalAction, default=None,
                     help="play with flor (preset default)")
+    if trained:
+        ap.add_argument("--pica-pica", dest="pica_pica", action=argparse.BooleanOptionalAction,
+                        default=None, help="pica-pica hands (docs/rules.md section 11; preset "
+                                           "default)")
 
 
 def _run_args(ap: argparse.ArgumentParser) -> None:
@@ -43,8 +52,10 @@ def _run_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _cfg(args) -> GameConfig:
-    return GameConfig(players=args.players, rules=args.rules, target=args.target, flor=args.flor)
+def _cfg(args, specs: Sequence[str]) -> GameConfig:
+    """The game of the command: the agents' trained game unless told otherwise; agents trained
+    for different games are refused (:class:`evaluation.tournament.GameMismatchError`)."""
+    return tournament.resolve_game(specs, {k: getattr(args, k) for k in tournament.GAME_KEYS})
 
 
 def _labels(specs: Sequence[str]) -> list[tuple[str, str]]:
@@ -66,7 +77,8 @@ def cmd_tournament(argv: list[str]) -> int:
     _game_args(ap)
     ap.add_argument("--bluff", action="store_true", help="add the bluff analytics to the report")
     args = ap.parse_args(argv)
-    res = tournament.run_tournament(_labels(args.specs), args.matches, _cfg(args), seed=args.seed,
+    res = tournament.run_tournament(_labels(args.specs), args.matches, _cfg(args, args.specs),
+                                    seed=args.seed,
                                     workers=args.workers, bluff=args.bluff,
                                     progress=not args.no_progress)
     folder = report.out_dir(args.out)
@@ -101,12 +113,13 @@ def cmd_bluff(argv: list[str]) -> int:
         ap.error("give an agent spec or --records")
     else:
         against = ([args.vs] if args.vs else []) + args.against
-        b = bluff.play_against(args.spec, against, args.matches, _cfg(args), seed=args.seed,
+        cfg = _cfg(args, [args.spec] + against)
+        b = bluff.play_against(args.spec, against, args.matches, cfg, seed=args.seed,
                                workers=args.workers, progress=not args.no_progress)
         c = b["config"]
         header = (f"# Bluff analytics: {args.spec} against {', '.join(c['opponents'])}\n\n"
-                  f"{args.matches} duplicate pairs per opponent, {args.players} players, "
-                  f"{args.rules}, match to {c['target']}, seed {args.seed}.")
+                  f"{args.matches} duplicate pairs per opponent, {cfg.players} players, "
+                  f"{cfg.rules}, match to {c['target']}, seed {args.seed}.")
     folder = report.out_dir(args.out, "bluff")
     print(report.write_bluff(b, folder, header))
     for f in report.CLAIM_PLOTS:
@@ -137,7 +150,7 @@ def cmd_probe(argv: list[str]) -> int:
                                                               "has no action_probs")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="also write report.md and probe.json there")
-    _game_args(ap)
+    _game_args(ap, trained=False)
     args = ap.parse_args(argv)
     try:
         score = tuple(int(x) for x in args.score.split(",")) if args.score else None
@@ -182,7 +195,7 @@ def cmd_exploit(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     budget = exploit.parse_budget(args.budget)
     folder = report.out_dir(args.out, "exploit")
-    res = exploit.run_exploit(args.spec, _cfg(args), folder, budget,
+    res = exploit.run_exploit(args.spec, _cfg(args, [args.spec]), folder, budget,
                               eval_matches=args.eval_matches, seed=args.seed,
                               workers=args.workers, progress=not args.no_progress,
                               eval_games=args.eval_games, num_envs=args.num_envs,

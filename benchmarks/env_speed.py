@@ -38,11 +38,11 @@ def aec_steps_per_second(make, seconds: float, seed: int = 0) -> float:
 
 
 def vector_steps_per_second(n: int, seconds: float, players: int = 2, seed: int = 0,
-                            observation: str = "compact") -> float:
+                            observation: str = "compact", **game) -> float:
     from truco_env import VectorTrucoEnv
 
     venv = VectorTrucoEnv(n, players=players, seed=seed, check_actions=False,
-                          observation=observation)
+                          observation=observation, **game)
     obs, info = venv.reset()
     rng = np.random.default_rng(seed)
     steps = 0
@@ -71,6 +71,8 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--recall-size", type=int, default=1024,
                     help="batch size of the vector env row with observation='recall' (0: none)")
+    ap.add_argument("--mode-size", type=int, default=1024,
+                    help="batch size of the rows of the other modes (pica-pica...; 0: none)")
     args = ap.parse_args()
     sizes = sorted(set(args.sizes) | ({args.recall_size} if args.recall_size > 0 else set()))
 
@@ -91,6 +93,14 @@ def main() -> None:
     names = ["truco_env AEC"]
     for n in sizes:
         names += [f"truco_env vector N={n}"] + ([recall] if n == args.recall_size else [])
+    # The modes of issue 12, one row each at --mode-size, against the argentino 1v1 row of the
+    # same size (measured in the same rounds when that size is in --sizes).
+    modes = {} if args.mode_size <= 0 else {
+        f"pica-pica 2v2 argentino N={args.mode_size}": dict(players=4, pica_pica=True,
+                                                            pica_pica_schedule="alternate"),
+        f"pica-pica 3v3 trucoshi N={args.mode_size}": dict(players=6, rules="trucoshi"),
+    }
+    names += list(modes)
     peer, ours = [], {k: [] for k in names}
     for _ in range(args.rounds):
         peer.append(aec_steps_per_second(leduc_holdem_v4.env, args.seconds))
@@ -102,6 +112,8 @@ def main() -> None:
             if n == args.recall_size:
                 ours[recall].append(vector_steps_per_second(n, args.seconds, args.players,
                                                             observation="recall"))
+        for k, game in modes.items():
+            ours[k].append(vector_steps_per_second(args.mode_size, args.seconds, **game))
     p = float(np.median(peer))
     print(f"{'environment':<40}{'agent-steps/s':>16}{'x peer':>10}   ({args.rounds} rounds, "
           f"medians)")
@@ -112,6 +124,9 @@ def main() -> None:
         if k == recall:   # the same batch size with the compact encoder, same rounds
             c = float(np.median(ours[f"truco_env vector N={args.recall_size}"]))
             extra = f"   x compact {v / c:.2f}"
+        base = f"truco_env vector N={args.mode_size}"
+        if k in modes and base in ours:
+            extra = f"   x argentino 1v1 {v / float(np.median(ours[base])):.2f}"
         print(f"{k:<40}{v:>16,.0f}{v / p:>10.2f}{extra}")
 
 

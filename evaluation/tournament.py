@@ -28,6 +28,7 @@ import math
 import os
 import sys
 import time
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -36,7 +37,7 @@ import numpy as np
 import agents
 from truco_env.game import DuplicateDeals, Matches
 from truco_env.loop import play, team_seating
-from truco_env.rules import RuleSet, get_rules
+from truco_env.rules import RuleSet, get_rules, plays_pica_pica
 from truco_env.core import SOURCE_NAMES
 from truco_env.view import hand_points_by_source
 
@@ -67,13 +68,71 @@ class GameConfig:
     rules: str = "argentino"
     target: int | None = None
     flor: bool | None = None
+    pica_pica: bool | None = None     # None: the preset's (issue 12)
 
     def ruleset(self) -> RuleSet:
-        r = get_rules(self.rules, target=self.target, flor=self.flor)
+        r = get_rules(self.rules, target=self.target, flor=self.flor, pica_pica=self.pica_pica)
         if self.players not in r.players_allowed:
             raise ValueError(f"bad value players={self.players!r} for rules {r.name!r}; "
                              f"expected one of {list(r.players_allowed)}")
+        plays_pica_pica(r, self.players)      # a ValueError naming a bad combination
         return r
+
+
+class GameMismatchError(ValueError):
+    """Agents trained for different games (players, rules, target, flor, pica-pica) were asked
+    to play one another."""
+
+
+#: What defines the game an agent was trained for (train.py config keys, GameConfig fields).
+GAME_KEYS = ("players", "rules", "target", "flor", "pica_pica")
+
+
+def trained_game(spec: str) -> GameConfig | None:
+    """The game a ``checkpoint:`` or ``pretrained:`` spec was trained for (from its config),
+    ``None`` for other agents.  Checkpoints from before pica-pica existed played without it."""
+    kind, _, arg = spec.partition(":")
+    arg = arg.split(",")[0].strip()
+    if kind == "checkpoint":
+        from agents.ppo_policy import load_checkpoint
+        game = load_checkpoint(arg)["config"]
+    elif kind == "pretrained":
+        from agents import pretrained
+        game = pretrained.info(arg)
+    else:
+        return None
+    return GameConfig(players=int(game["players"]), rules=game["rules"], target=game["target"],
+                      flor=game["flor"], pica_pica=game.get("pica_pica", False))
+
+
+def _game_key(cfg: GameConfig) -> tuple:
+    r = cfg.ruleset()
+    return (cfg.players, r.name, r.target, r.flor, plays_pica_pica(r, cfg.players))
+
+
+def resolve_game(specs: Sequence[str], given: dict | None = None) -> GameConfig:
+    """The game to play ``specs`` in: the one their checkpoints were trained for, with the
+    ``given`` fields (not ``None``: the user told otherwise) replacing it.  Two agents trained
+    for different games are a :class:`GameMismatchError` naming both.
+
+    >>> resolve_game(["heuristic", "random"], {"players": 4})
+    GameConfig(players=4, rules='argentino', target=None, flor=None, pica_pica=None)
+    """
+    given = {k: v for k, v in (given or {}).items() if v is not None}
+    unknown = set(given) - set(GAME_KEYS)
+    if unknown:
+        raise ValueError(f"unknown game settings {sorted(unknown)}; expected {list(GAME_KEYS)}")
+    trained = [(s, g) for s in specs if (g := trained_game(s)) is not None]
+    for (s1, g1), (s2, g2) in zip(trained, trained[1:]):
+        if _game_key(g1) != _game_key(g2):
+            raise GameMismatchError(
+                f"agents trained for different games: {s1!r} for {_game_key(g1)} and {s2!r} "
+                f"for {_game_key(g2)} (players, rules, target, flor, pica-pica); evaluate "
+                f"agents of one game together")
+    base = dataclasses.asdict(trained[0][1]) if trained else {}
+    cfg = GameConfig(**{**base, **given})
+    cfg.ruleset()                      # a bad combination is a ValueError naming it
+    return cfg
 
 
 def duplicate_seating(matches: Sequence[int], players: int) -> tuple[np.ndarray, np.ndarray,

@@ -72,8 +72,25 @@ shaped views with `Encoder("recall").views(obs)` (`views["bazas"]`: `[..., 3, 6,
 `views["calls"]`: `[..., {calls_max}, {call_size}]`, `views["calls.action"]`: `[..., {calls_max}, {num_calls}]`).
 
 ## Version history
-* v0: first release (argentino, trucoshi and uruguayo; 2/4/6 players, flor, malas and
-  buenas, muestra and piezas).
+The name (`truco_v1`, Gymnasium/PettingZoo id `truco_env/Truco-v1`) is bumped whenever a change
+can alter what an agent learns (observations, actions, rules, rewards);
+`truco_env.observe.LAYOUT_VERSION` is bumped with any observation layout change, and a
+checkpoint of another layout version is refused by name.
+
+* v0 (layout versions 1-2): first release (argentino, trucoshi and uruguayo; 2/4/6 players,
+  flor, malas and buenas, muestra and piezas); layout 2 added the `recall` encoder.
+* v1 (layout version 4), two changes:
+  - the reads (issue 11, layout 3): every encoder gains the `reads` piece, what each player did
+    earlier in the match (calls, answers and mazos per hand, envido points shown after its own
+    calls), counted in the core (`core.READS`);
+  - pica-pica (issue 12, layout 4): knobs `pica_pica`, `pica_pica_players`,
+    `pica_pica_schedule` (docs/rules.md section 11; trucoshi plays it in 6-player matches); a
+    pica-pica hand is its duels one after another, only the two players of the duel in
+    progress act; the observation layout gains the `pica_pica` piece (zero outside
+    pica-pica); `view()` gains `pica_pica`, `hand_mano`, `duel`, `duels`; events gain `duel`,
+    hands the end reason `duels`.
+  The action ids are unchanged. Compact observations have 563 floats, recall 1,547, infostate
+  4,531.
 """
 from __future__ import annotations
 

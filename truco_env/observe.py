@@ -40,7 +40,7 @@ EVENT_SIZE = P6 + NUM_ACTIONS + NUM_CARDS
 HISTORY_MAX = 64
 #: Layout version of the encoders.  Bump it when any encoder's layout changes (a piece added,
 #: removed, resized, reordered or given another meaning); checkpoints record it.
-LAYOUT_VERSION = 3
+LAYOUT_VERSION = 4       # 3: the reads; 4: the pica_pica piece (issue 12)
 #: The non-card actions (play_0..2 excluded), the "calls" of the recall encoder, in id order:
 #: call index = action id - 3.
 CALL_ACTIONS = ACTIONS[3:]
@@ -86,6 +86,11 @@ COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
      "calls per hand, truco-family songs per hand, (quieros + 1) / (answers + 2), answers per "
      "hand (rates per hand capped at 1), mazos per hand, (points said after its own envido calls + 27) / (such calls + 1) "
      "/ 50]; then min(hands played, 20) / 20"),
+    # --- pica-pica (issue 12, item 3); zero in every other hand ---
+    ("pica_pica", 11, "[this hand is played as pica-pica duels, I play the duel in progress], "
+                      "the duel in progress one-hot (3), per duel [won by my team, by theirs]. "
+                      "In a duel the pieces above describe it as a 1v1 hand: players 2, my "
+                      "rival at relative seat 1, its cards, calls and points only"),
 )
 INFOSTATE_PIECES: tuple[tuple[str, int, str], ...] = COMPACT_PIECES + (
     ("history", HISTORY_MAX * EVENT_SIZE,
@@ -123,6 +128,7 @@ SUBFIELDS: dict[str, tuple[tuple[str, int], ...]] = {
     "score": (("mine", 1), ("theirs", 1), ("mine_buenas", 1), ("theirs_buenas", 1),
               ("lacks", 1)),
     "match": (("target", 1), ("buenas", 1)),
+    "pica_pica": (("on", 1), ("in_duel", 1), ("duel", 3), ("results", 6)),
     "calls": (("seat", P6), ("action", NUM_CALLS), ("baza", 3)),
 }
 SHAPES: dict[str, tuple[int, ...]] = {
@@ -153,6 +159,7 @@ O_CUR = _CO["current_baza"][0]; O_PLAYED = _CO["played_cards"][0]; O_TRUCO = _CO
 O_ENVIDO = _CO["envido"][0]; O_FLORS = _CO["flor"][0]; O_PUB = _CO["public_points"][0]
 O_SCORE = _CO["score"][0]; O_MUESTRA = _CO["muestra"][0]; O_MATCH = _CO["match"][0]
 O_READS = _CO["reads"][0]
+O_PICA = _CO["pica_pica"][0]
 O_HIST = _IO["history"][0]
 O_BAZAS = _RO["bazas"][0]; O_CALLS = _RO["calls"][0]
 H_CARDS = _HO["cards"][0]; H_ENV = _HO["envido"][0]; H_FLOR = _HO["flor"][0]
@@ -176,14 +183,44 @@ def encoder_for_size(n: int) -> str:
                      f"{LAYOUT_VERSION} are {known} (trained on an older layout?)")
 
 
+@nb.njit(cache=True, inline="always")
+def _rel(p, seat, P, pica, da, db, rival):
+    """Relative seat of ``p`` from ``seat`` (0 = me); in a pica-pica duel only its two seats
+    count (-1 for the others), and a player of the duel has his rival at 1."""
+    if pica:
+        if p != da and p != db:
+            return -1
+        if rival >= 0:
+            return 0 if p == seat else 1
+    return (p - seat) % P
+
+
 @nb.njit(cache=True)
 def _encode(S, K, g, seat, o, mode):
     for i in range(o.shape[0]):
         o[i] = 0.0
     P = S[g, C.NPLAYERS]
     me = S[g, C.TEAM + seat]
-    o[O_SEAT + (seat - S[g, C.MANO]) % P] = 1.0
-    o[O_PLAYERS + P - 1] = 1.0
+    # Pica-pica: only the duel in progress is on the table (its two seats); a player of it sees
+    # it as a 1v1 hand (rival at relative seat 1), anyone else from his own seat.
+    pica = S[g, C.PICA] == 1
+    da = -1
+    db = -1
+    rival = -1
+    if pica:
+        d = S[g, C.DUEL]
+        da = S[g, C.DUEL_SEAT + 2 * d]
+        db = S[g, C.DUEL_SEAT + 2 * d + 1]
+        if seat == da:
+            rival = db
+        elif seat == db:
+            rival = da
+    if rival >= 0:
+        o[O_SEAT + (0 if seat == S[g, C.MANO] else 1)] = 1.0
+        o[O_PLAYERS + 1] = 1.0
+    else:
+        o[O_SEAT + (seat - S[g, C.MANO]) % P] = 1.0
+        o[O_PLAYERS + P - 1] = 1.0
     over = S[g, C.HAND_OVER] == 1
     if not over and S[g, C.ACTOR] == seat:
         o[O_TOACT] = 1.0
@@ -208,11 +245,14 @@ def _encode(S, K, g, seat, o, mode):
         for p in range(P):
             c = S[g, C.BAZA_CARD + bb * C.P_MAX + p]
             if c >= 0:
-                o[O_PLAYED + c] = 1.0
+                o[O_PLAYED + c] = 1.0     # every card of the hand (all duels: on the table)
+                r = _rel(p, seat, P, pica, da, db, rival)
+                if r < 0:
+                    continue
                 if bb == b:
-                    o[O_CUR + 40 * ((p - seat) % P) + c] = 1.0
+                    o[O_CUR + 40 * r + c] = 1.0
                 if mode == M_RECALL:
-                    o[O_BAZAS + 40 * (bb * P6 + (p - seat) % P) + c] = 1.0
+                    o[O_BAZAS + 40 * (bb * P6 + r) + c] = 1.0
     o[O_TRUCO + S[g, C.TRUCO_LEVEL]] = 1.0
     o[O_TRUCO + 4 + S[g, C.TRUCO_PENDING]] = 1.0
     if S[g, C.TRUCO_OWNER] >= 0:
@@ -229,6 +269,8 @@ def _encode(S, K, g, seat, o, mode):
     best_mine = -1
     best_theirs = -1
     for p in range(P):
+        if pica and p != da and p != db:
+            continue
         if S[g, C.SUNG + p] == 1:
             o[O_FLORS + (4 if S[g, C.TEAM + p] == me else 5)] = 1.0
         v = S[g, C.PUBLIC + p]
@@ -257,8 +299,11 @@ def _encode(S, K, g, seat, o, mode):
     o[O_MATCH + 1] = K[K_BUENAS]
     hands = max(S[g, C.HAND_NO], 1)
     for p in range(P):
+        rel = _rel(p, seat, P, pica, da, db, rival)
+        if rel < 0:                # a duel shows its two players only
+            continue
         r = C.READS + C.READ_N * p
-        base = O_READS + READ_SIZE * ((p - seat) % P)
+        base = O_READS + READ_SIZE * rel
         yes = S[g, r + C.READ_QUIERO]
         answers = yes + S[g, r + C.READ_NO_QUIERO]
         o[base] = min(S[g, r + C.READ_ENVIDO] / hands, 1.0)
@@ -269,10 +314,23 @@ def _encode(S, K, g, seat, o, mode):
         o[base + 5] = (S[g, r + C.READ_SHOWN_PTS] + READ_PRIOR_POINTS) \
             / (S[g, r + C.READ_SHOWN] + 1.0) / POINTS_SCALE
     o[O_READS + P6 * READ_SIZE] = min(max(S[g, C.HAND_NO] - 1, 0), 20) / 20.0
+    first = 0                      # pica-pica: the history starts with the duel in progress
+    if pica:
+        o[O_PICA] = 1.0
+        o[O_PICA + 1] = 1.0 if rival >= 0 else 0.0
+        o[O_PICA + 2 + S[g, C.DUEL]] = 1.0
+        for dd in range(3):
+            w = S[g, C.DUEL_WINNER + dd]
+            if w >= 0:
+                o[O_PICA + 5 + 2 * dd + (0 if w == me else 1)] = 1.0
+        for i in range(S[g, C.LOG_LEN]):
+            kind, _, _, a, _ = C.unpack_event(S[g, C.LOG + i])
+            if kind == C.EV_DUEL and a == 0:
+                first = i
     if mode == M_RECALL:
         e = 0
         cur = 0                    # the baza in progress when the event happened
-        for i in range(S[g, C.LOG_LEN]):
+        for i in range(first, S[g, C.LOG_LEN]):
             kind, q, _, a, _ = C.unpack_event(S[g, C.LOG + i])
             if kind == C.EV_BAZA:
                 cur = min(a + 1, 2)
@@ -286,18 +344,18 @@ def _encode(S, K, g, seat, o, mode):
                 for j in range(CALL_SIZE):
                     o[O_CALLS + e * CALL_SIZE + j] = 0.0
             base = O_CALLS + e * CALL_SIZE
-            o[base + (q - seat) % P] = 1.0
+            o[base + _rel(q, seat, P, pica, da, db, rival)] = 1.0
             o[base + P6 + a - 3] = 1.0
             o[base + P6 + NUM_CALLS + cur] = 1.0
             e += 1
     elif mode == M_INFOSTATE:
         e = 0
-        for i in range(S[g, C.LOG_LEN]):
+        for i in range(first, S[g, C.LOG_LEN]):
             kind, q, _, a, card = C.unpack_event(S[g, C.LOG + i])
             if kind != C.EV_ACTION or e >= HISTORY_MAX:
                 continue
             base = O_HIST + e * EVENT_SIZE
-            o[base + (q - seat) % P] = 1.0
+            o[base + _rel(q, seat, P, pica, da, db, rival)] = 1.0
             o[base + P6 + a] = 1.0
             if a <= 2:
                 o[base + P6 + NUM_ACTIONS + card] = 1.0

@@ -60,6 +60,9 @@ class RuleTables(NamedTuple):
     truco_no_quiero: np.ndarray   # [4]: points to the caller when that level is rejected
 _FALTA_RULES = ("malas", "leader")
 _RESTO_RULES = ("leader", "match")
+# --- pica-pica (issue 12, item 3) ---
+#: Pica-pica schedules; the index + 1 is the core's K_PICA value (0: pica-pica off).
+PICA_SCHEDULES = ("buenas", "alternate")
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,15 @@ class RuleSet:
         pieza_envido: envido values of the piezas 2, 4, 5, 11, 10 (uruguayo; the sota's 26
             follows seed 004, seed 001 gives 27).
         envido_chain / truco_quiero / truco_no_quiero: the betting tables (module constants).
+        pica_pica: team games where some hands are played as 1v1 duels between opposite
+            players (docs/rules.md section 11): ``False`` off, ``True`` on (the player count
+            must be one of ``pica_pica_players``, else the match is a ``ValueError``), ``None``
+            on exactly when the player count is one of ``pica_pica_players`` (trucoshi).
+        pica_pica_players: player counts that play pica-pica (argentino 4 and 6, trucoshi 6).
+        pica_pica_schedule: which hands are duels: ``"buenas"`` (argentino, seed 000: "a partir
+            de la segunda ronda y hasta llegar a las buenas": every hand after the first round,
+            while no side has passed half the target) or ``"alternate"`` (trucoshi: once a side
+            has half of the half target rounded up, every other hand, the first one at once).
     """
 
     name: str = "argentino"
@@ -110,6 +122,10 @@ class RuleSet:
     achico: int = 3
     muestra: bool = False
     pieza_envido: tuple[int, ...] = (30, 29, 28, 27, 26)
+    # --- pica-pica (issue 12, item 3) ---
+    pica_pica: bool | None = False
+    pica_pica_players: tuple[int, ...] = (4, 6)
+    pica_pica_schedule: str = "buenas"
     envido_chain: tuple[tuple[str, int, int], ...] = field(default=ENVIDO_CHAIN, repr=False)
     truco_quiero: tuple[int, ...] = field(default=TRUCO_QUIERO, repr=False)
     truco_no_quiero: tuple[int, ...] = field(default=TRUCO_NO_QUIERO, repr=False)
@@ -136,6 +152,15 @@ class RuleSet:
         if not (isinstance(pe, tuple) and len(pe) == 5 and all(
                 isinstance(v, int) and not isinstance(v, bool) and 20 <= v <= 40 for v in pe)):
             raise bad("pieza_envido", pe, "a tuple of 5 integers in 20..40 (for 2, 4, 5, 11, 10)")
+        if self.pica_pica not in (None, True, False):
+            raise bad("pica_pica", self.pica_pica, "True, False or None")
+        pp = self.pica_pica_players
+        if not (isinstance(pp, tuple) and pp and all(p in (4, 6) for p in pp)):
+            raise bad("pica_pica_players", pp, "a non-empty tuple of 4 and/or 6 (team games "
+                      "with players facing each other)")
+        if self.pica_pica_schedule not in PICA_SCHEDULES:
+            raise bad("pica_pica_schedule", self.pica_pica_schedule,
+                      f"one of {list(PICA_SCHEDULES)}")
         for knob in ("flor_points", "flor_vs_flor", "contraflor_quiero", "contraflor_no_quiero",
                      "contraflor_resto_no_quiero", "achico"):
             v = getattr(self, knob)
@@ -171,6 +196,9 @@ class RuleSet:
             self.flor_vs_flor, self.contraflor_quiero, self.contraflor_no_quiero,
             _RESTO_RULES.index(self.contraflor_resto), self.contraflor_resto_no_quiero,
             self.achico, int(self.muestra), *self.pieza_envido,
+            # pica-pica: schedule (0 off) and the player counts that play it, as a bit mask
+            0 if self.pica_pica is False else PICA_SCHEDULES.index(self.pica_pica_schedule) + 1,
+            sum(1 << p for p in self.pica_pica_players),
         ], dtype=np.int32)
         return RuleTables(
             knobs=knobs,
@@ -185,6 +213,8 @@ class RuleSet:
 # Indices into the knob vector of RuleSet.tables() (read by the core).
 K_TARGET, K_BUENAS, K_FLOR, K_FALTA, K_FLOR_PTS, K_FLOR_EACH, K_FLOR_VS, K_CF_Q, K_CF_NQ, \
     K_RESTO, K_RESTO_NQ, K_ACHICO, K_MUESTRA, K_PIEZA_ENV = range(14)  # K_PIEZA_ENV: 5 values
+# --- pica-pica (issue 12, item 3): after the 5 pieza values ---
+K_PICA, K_PICA_PLAYERS = K_PIEZA_ENV + 5, K_PIEZA_ENV + 6
 
 _PRESETS: dict[str, RuleSet] = {
     "argentino": RuleSet(),
@@ -192,6 +222,7 @@ _PRESETS: dict[str, RuleSet] = {
         name="trucoshi", targets_allowed=(18, 24, 30), target=18, buenas=True, flor=True,
         falta_rule="leader", flor_each=False, flor_vs_flor=4, contraflor_no_quiero=4,
         contraflor_resto="match", contraflor_resto_no_quiero=6,
+        pica_pica=None, pica_pica_players=(6,), pica_pica_schedule="alternate",
     ),
     # Seed 004 (then 001): muestra and piezas, flor on, "con flor envido" = contraflor,
     # "con flor envido la falta" = contraflor_al_resto, chico of 30, falta = leader lacks.
@@ -215,3 +246,17 @@ def get_rules(rules: str | RuleSet = "argentino", **knobs: Any) -> RuleSet:
         raise ValueError(f"bad value target={knobs['target']!r} for rules {base.name!r}; "
                          f"expected one of {list(base.targets_allowed)}")
     return base.replace(**knobs) if knobs else base
+
+
+def plays_pica_pica(rules: RuleSet, players: int) -> bool:
+    """Whether a match of ``players`` under ``rules`` has pica-pica hands; ``pica_pica=True``
+    with a player count outside ``pica_pica_players`` is a ``ValueError`` naming both.
+
+    >>> plays_pica_pica(get_rules("trucoshi"), 6), plays_pica_pica(get_rules("trucoshi"), 4)
+    (True, False)
+    """
+    if rules.pica_pica is True and players not in rules.pica_pica_players:
+        raise ValueError(f"bad value pica_pica=True with players={players!r} (rules "
+                         f"{rules.name!r}); pica-pica is played by teams facing each other: "
+                         f"expected players in {list(rules.pica_pica_players)}")
+    return rules.pica_pica is not False and players in rules.pica_pica_players

@@ -54,6 +54,26 @@ def export(run_dir: str | Path, name: str, out_dir: Path = HERE) -> Path:
     return out
 
 
+def widen_inputs(name: str, at: int, n: int, out_dir: Path = HERE) -> Path:
+    """Give a shipped policy ``n`` new zero input columns at index ``at`` and stamp it with the
+    current layout version: for a layout change that only inserts a piece that is zero in the
+    games the policy was trained for (layout 4's ``pica_pica`` piece, issue 12), the network
+    computes exactly what it did.  Any other layout change needs a retrained policy."""
+    import torch
+    from agents.ppo_policy import save_checkpoint
+    ckpt = torch.load(path_of(name), map_location="cpu", weights_only=True)
+    first = next(k for k, v in ckpt["model"].items() if k.endswith("weight") and v.ndim == 2)
+    w = ckpt["model"][first]
+    zeros = torch.zeros(w.shape[0], n, dtype=w.dtype)
+    ckpt["model"][first] = torch.cat([w[:, :at], zeros, w[:, at:]], dim=1)
+    payload = {k: v for k, v in ckpt.items() if k not in ("format", "layout_version")}
+    payload["obs_size"] = int(ckpt["obs_size"]) + n
+    out = Path(out_dir) / f"{name}.pt"
+    save_checkpoint(out, payload)
+    out.chmod(0o644)
+    return out
+
+
 def _factory(args: str, seed: int | None):
     """``pretrained:NAME`` (``pretrained:NAME,greedy`` plays the argmax action)."""
     from agents.ppo_policy import PolicyAgent, load_checkpoint, net_from_checkpoint
