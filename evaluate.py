@@ -22,77 +22,30 @@ from typing import Sequence
 
 from evaluation import bluff, exploit, probe, report, tournament
 from evaluation.tournament import GameConfig
-from truco_env.rules import PRESETS
+from truco_env.rules import PRESETS, get_rules
 
 COMMANDS = ("tournament", "bluff", "probe", "exploit")
 
 
-def _game_args(ap: argparse.ArgumentParser) -> None:
+def _game_args(ap: argparse.ArgumentParser, trained: bool = True) -> None:
+    """The game's settings; with ``trained``, unset ones come from the checkpoints' configs
+    (the game they were trained for), else the defaults (2 players, argentino; 3 players for
+    the three-player modes)."""
+    src = " (default: the checkpoints' game, else %s)" if trained else " (default %s)"
     ap.add_argument("--players", type=int, default=None, choices=(2, 3, 4, 6),
-                    help="players (default: a checkpoint's game, else 2; 3 for the "
-                         "three-player modes)")
-    ap.add_argument("--rules", default=None, choices=PRESETS,
-                    help="preset (default: a checkpoint's game, else argentino)")
-    ap.add_argument("--target", type=int, default=None, help="points to win (default: a "
-                                                             "checkpoint's game, else the preset's)")
+                    help="seats" + src % "2; 3 for the three-player modes")
+    ap.add_argument("--rules", default=None if trained else "argentino", choices=PRESETS,
+                    help="preset" + src % "argentino")
+    ap.add_argument("--target", type=int, default=None, help="points to win (preset default)")
     ap.add_argument("--flor", action=argparse.BooleanOptionalAction, default=None,
                     help="play with flor (preset default)")
-    ap.add_argument("--any-game", action="store_true",
-                    help="let checkpoints play a game other than the one they were trained for")
-
-
-class GameMismatchError(ValueError):
-    """Agents trained for different games, or asked to play another game than theirs."""
-
-
-def trained_game(spec: str) -> dict | None:
-    """The game a ``checkpoint:`` or ``pretrained:`` agent was trained for (preset, mode,
-    players, target), from its config; ``None`` for other agents."""
-    kind, _, rest = str(spec).partition(":")
-    if kind not in ("checkpoint", "pretrained") or not rest:
-        return None
-    rest = rest[: -len(",greedy")] if rest.endswith(",greedy") else rest
-    from agents.ppo_policy import load_checkpoint
-    if kind == "pretrained":
-        from agents import pretrained
-        ckpt = load_checkpoint(pretrained.path_of(rest.strip()))
-    else:
-        ckpt = load_checkpoint(rest.strip())
-    game = ckpt.get("game") or ckpt.get("config") or {}
-    if "rules" not in game:
-        return None
-    from truco_env.rules import get_rules
-    rules = get_rules(game["rules"], target=game.get("target"))
-    return {"rules": rules.name, "mode": rules.mode, "players": int(game.get("players", 2)),
-            "target": rules.target}
-
-
-def _game_for(args, specs: Sequence[str] = ()) -> GameConfig:
-    """The game to play: the options given, else the game the checkpoints among ``specs``
-    were trained for.  Checkpoints trained for different games, or for another game than
-    the options ask, raise :class:`GameMismatchError` (``--any-game`` allows it)."""
-    games = [(s, g) for s in specs for g in [trained_game(s)] if g is not None]
-    fixed: dict[str, tuple[str, object]] = {}
-    for spec, g in games:
-        for key in ("rules", "mode", "players", "target"):
-            if key in fixed and fixed[key][1] != g[key] and not args.any_game:
-                raise GameMismatchError(
-                    f"agents trained for different games: {fixed[key][0]} has {key}="
-                    f"{fixed[key][1]!r}, {spec} has {key}={g[key]!r} (--any-game plays them "
-                    f"anyway)")
-            fixed.setdefault(key, (spec, g[key]))
-    asked = {"rules": args.rules, "players": args.players, "target": args.target}
-    if not args.any_game:
-        for key, value in asked.items():
-            if value is not None and key in fixed and fixed[key][1] != value:
-                raise GameMismatchError(
-                    f"bad value --{key} {value}: {fixed[key][0]} was trained for {key}="
-                    f"{fixed[key][1]!r} (--any-game plays it anyway)")
-    pick = {k: (v if v is not None else (fixed[k][1] if k in fixed else None))
-            for k, v in asked.items()}
-    rules = pick["rules"] or "argentino"
-    players = pick["players"] or (3 if rules in ("pata_de_gallo", "destantado") else 2)
-    return GameConfig(players=players, rules=rules, target=pick["target"], flor=args.flor)
+    if trained:
+        ap.add_argument("--pica-pica", dest="pica_pica", action=argparse.BooleanOptionalAction,
+                        default=None, help="pica-pica hands (docs/rules.md section 11; preset "
+                                           "default)")
+        ap.add_argument("--any-game", dest="any_game", action="store_true",
+                        help="let checkpoints play a game of another mode than the one they "
+                             "were trained for, or agents of different games play together")
 
 
 def _run_args(ap: argparse.ArgumentParser) -> None:
@@ -104,8 +57,13 @@ def _run_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _cfg(args, specs: Sequence[str] = ()) -> GameConfig:
-    return _game_for(args, specs)
+def _cfg(args, specs: Sequence[str]) -> GameConfig:
+    """The game of the command: the agents' trained game unless told otherwise; agents trained
+    for different games, or told to play a game of another mode (team game or three-player
+    mode), are refused (:class:`evaluation.tournament.GameMismatchError`) unless
+    ``--any-game``."""
+    return tournament.resolve_game(specs, {k: getattr(args, k) for k in tournament.GAME_KEYS},
+                                   any_game=args.any_game)
 
 
 def _labels(specs: Sequence[str]) -> list[tuple[str, str]]:
@@ -200,7 +158,7 @@ def cmd_probe(argv: list[str]) -> int:
                                                               "has no action_probs")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="also write report.md and probe.json there")
-    _game_args(ap)
+    _game_args(ap, trained=False)
     args = ap.parse_args(argv)
     try:
         score = tuple(int(x) for x in args.score.split(",")) if args.score else None
@@ -208,8 +166,8 @@ def cmd_probe(argv: list[str]) -> int:
         score = None
     if args.score and (score is None or len(score) != 2):
         ap.error(f"--score {args.score!r}: expected MINE,THEIRS, e.g. 20,10")
-    cfg = _cfg(args, [args.spec])
-    sit = probe.ProbeSituation(hand=args.hand.split(), players=cfg.players, rules=cfg.rules,
+    players = args.players or (2 if get_rules(args.rules).mode == "teams" else 3)
+    sit = probe.ProbeSituation(hand=args.hand.split(), players=players, rules=args.rules,
                                target=args.target, flor=args.flor, mano=args.mano, score=score,
                                muestra=args.muestra, seed=args.seed, seat=args.seat,
                                actions=(args.played.split() + args.calls.split()

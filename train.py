@@ -80,7 +80,8 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     rng = np.random.default_rng(cfg.seed)
 
     venv = VectorTrucoEnv(cfg.num_envs, players=cfg.players, rules=cfg.rules, target=cfg.target,
-                          flor=cfg.flor, observation=cfg.observation, check_actions=False,
+                          flor=cfg.flor, pica_pica=cfg.pica_pica, observation=cfg.observation,
+                          check_actions=False,
                           seed=cfg.seed)
     obs, info = venv.reset()
     N, P, D, A = cfg.num_envs, cfg.players, venv.observation_size, venv.num_actions

@@ -6,7 +6,7 @@
 ``pretrained:NAME`` (a policy shipped with the package, :mod:`agents.pretrained`).  See :mod:`agents.base` for the interface, and
 :mod:`agents.zoo` for the styles that training draws and those held out for evaluation.
 
-Importing :mod:`agents` registers the Gymnasium id ``truco_env/Truco-v0`` (one seat learns, the
+Importing :mod:`agents` registers the Gymnasium id ``truco_env/Truco-v1`` (one seat learns, the
 others are agents: :class:`agents.single_agent.SingleAgentEnv`).
 """
 from .base import Agent, RandomAgent, known_specs, load, parse_params, register, sample_legal
@@ -14,7 +14,7 @@ from .heuristic import HeuristicAgent, _heuristic_factory
 from .human import HumanAgent, _human_factory
 from .pretrained import _factory as _pretrained_factory
 
-from .single_agent import SingleAgentEnv  # noqa: E402  (registers the Gymnasium id truco_env/Truco-v0)
+from .single_agent import SingleAgentEnv  # noqa: E402  (registers the Gymnasium id truco_env/Truco-v1)
 
 register("heuristic", _heuristic_factory)
 register("human", _human_factory)

@@ -28,6 +28,9 @@ Decisions (thresholds are class constants, documented where they are defined):
 * truco: called or raised when the hand-win probability is high, or as a bluff with
   probability ``bluff`` per opportunity; answered by the hand-win probability (raised when it
   is very high); more accepting when the opponents are about to win the match anyway;
+* pica-pica duels (docs/rules.md section 11) need nothing of their own: the observation shows a
+  player of the duel in progress a 1v1 hand (players 2, the rival at relative seat 1), so the
+  1v1 tables and rules below play it;
 * cards: follow with the lowest card that beats the table, else the lowest card; never
   overtake a partner whose card already holds the baza; lead the weakest card that is likely
   to win baza 1 (keeping the best), the best card when the baza must be won.

@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="points a side needs to win (default: the preset's)")
     ap.add_argument("--flor", action=argparse.BooleanOptionalAction, default=None,
                     help="play with flor (default: the preset's)")
+    ap.add_argument("--pica-pica", dest="pica_pica", action=argparse.BooleanOptionalAction,
+                    default=None, help="pica-pica duels, 4 or 6 players (default: the preset's; "
+                                       "docs/rules.md section 11)")
     ap.add_argument("--seat", type=int, default=0, help="your seat (0 .. players-1)")
     ap.add_argument("--seed", type=int, default=None, help="seed of the deals and the bots")
     return ap
@@ -68,7 +71,8 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input,
     if not 0 <= args.seat < args.players:
         ap.error(f"--seat must be in 0..{args.players - 1}")
     try:
-        rules = get_rules(args.rules, target=args.target, flor=args.flor)
+        rules = get_rules(args.rules, target=args.target, flor=args.flor,
+                          pica_pica=args.pica_pica)
         game = Matches(1, args.players, rules)
         seeds = np.random.SeedSequence(args.seed).generate_state(args.players)
         me = args.seat

@@ -1,7 +1,7 @@
 """Gymnasium single-agent view: one seat learns, every other seat is a bot.
 
 >>> import gymnasium as gym, agents     # importing agents registers the id
->>> env = gym.make("truco_env/Truco-v0", opponent="random", players=2)
+>>> env = gym.make("truco_env/Truco-v1", opponent="random", players=2)
 >>> obs, info = env.reset(seed=3)
 >>> obs.shape == env.observation_space.shape, info["action_mask"].dtype, info["seat"] in (0, 1)
 (True, dtype('bool'), True)
@@ -59,7 +59,7 @@ from truco_env.rules import NUM_ACTIONS
 
 from .base import load
 
-GYM_ID = "truco_env/Truco-v0"
+GYM_ID = "truco_env/Truco-v1"
 #: The mask after an episode's end: every action, none of which is played (module docstring).
 _END_MASK = np.ones(NUM_ACTIONS, dtype=bool)
 BotSpec = Union[str, Any]  # a spec for agents.load, or an agents.Agent

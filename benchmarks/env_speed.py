@@ -2,13 +2,13 @@
 (the peer, measured in the same process) and the vector env at several batch sizes.
 
     python benchmarks/env_speed.py [--seconds 3] [--sizes 1 64 1024 4096] [--recall-size 1024]
-                                   [--modes-size 1024]
+                                   [--mode-size 1024]
 
 Every figure is printed as a ratio to the peer; the vector env with ``observation="recall"``
 (one size, next to the compact row of that size) also as a ratio to compact.  The random agent is the same cheap
-mask-sampling loop for every environment.  The three-player modes (pata de gallo, destantado;
-issue 12) get a row each at ``--modes-size``, also as a ratio to the argentino 1v1 row of that
-size.  The peer needs ``pip install rlcard pygame``.
+mask-sampling loop for every environment.  The modes of issue 12 (pica-pica 2v2 and 3v3, pata
+de gallo, destantado) get a row each at ``--mode-size``, also as a ratio to the argentino 1v1
+row of that size.  The peer needs ``pip install rlcard pygame``.
 """
 from __future__ import annotations
 
@@ -41,11 +41,11 @@ def aec_steps_per_second(make, seconds: float, seed: int = 0) -> float:
 
 
 def vector_steps_per_second(n: int, seconds: float, players: int = 2, seed: int = 0,
-                            observation: str = "compact", rules: str = "argentino") -> float:
+                            observation: str = "compact", **game) -> float:
     from truco_env import VectorTrucoEnv
 
     venv = VectorTrucoEnv(n, players=players, seed=seed, check_actions=False,
-                          observation=observation, rules=rules)
+                          observation=observation, **game)
     obs, info = venv.reset()
     rng = np.random.default_rng(seed)
     steps = 0
@@ -74,12 +74,11 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--recall-size", type=int, default=1024,
                     help="batch size of the vector env row with observation='recall' (0: none)")
-    ap.add_argument("--modes-size", type=int, default=1024,
-                    help="batch size of the three-player mode rows (0: none)")
+    ap.add_argument("--mode-size", type=int, default=1024,
+                    help="batch size of the rows of the other modes (pica-pica, the three-player modes; "
+                         "0: none)")
     args = ap.parse_args()
-    modes = ("pata_de_gallo", "destantado") if args.modes_size > 0 else ()
-    sizes = sorted(set(args.sizes) | ({args.recall_size} if args.recall_size > 0 else set())
-                   | ({args.modes_size} if modes else set()))
+    sizes = sorted(set(args.sizes) | ({args.recall_size} if args.recall_size > 0 else set()))
 
     import truco_env
 
@@ -93,19 +92,21 @@ def main() -> None:
     if args.recall_size > 0:
         vector_steps_per_second(8, 0.2, args.players, observation="recall")
     aec_steps_per_second(leduc_holdem_v4.env, 0.3)
-    for mode in modes:
-        vector_steps_per_second(8, 0.2, 3, rules=mode)
-    one = None                     # the argentino 1v1 row the modes are compared with
-    if modes:
-        one = f"truco_env vector N={args.modes_size} 1v1"
 
     recall = f"truco_env vector N={args.recall_size} recall"
     names = ["truco_env AEC"]
-    mode_rows = {f"truco_env vector N={args.modes_size} {m}": m for m in modes}
     for n in sizes:
         names += [f"truco_env vector N={n}"] + ([recall] if n == args.recall_size else [])
-        if modes and n == args.modes_size:
-            names += ([one] if args.players != 2 else []) + list(mode_rows)
+    # The modes of issue 12, one row each at --mode-size, against the argentino 1v1 row of the
+    # same size (measured in the same rounds when that size is in --sizes).
+    modes = {} if args.mode_size <= 0 else {
+        f"pica-pica 2v2 argentino N={args.mode_size}": dict(players=4, pica_pica=True,
+                                                            pica_pica_schedule="alternate"),
+        f"pica-pica 3v3 trucoshi N={args.mode_size}": dict(players=6, rules="trucoshi"),
+        f"pata de gallo 3p N={args.mode_size}": dict(players=3, rules="pata_de_gallo"),
+        f"destantado 3p N={args.mode_size}": dict(players=3, rules="destantado"),
+    }
+    names += list(modes)
     peer, ours = [], {k: [] for k in names}
     for _ in range(args.rounds):
         peer.append(aec_steps_per_second(leduc_holdem_v4.env, args.seconds))
@@ -117,11 +118,8 @@ def main() -> None:
             if n == args.recall_size:
                 ours[recall].append(vector_steps_per_second(n, args.seconds, args.players,
                                                             observation="recall"))
-            if modes and n == args.modes_size:
-                if args.players != 2:
-                    ours[one].append(vector_steps_per_second(n, args.seconds, 2))
-                for k, m in mode_rows.items():
-                    ours[k].append(vector_steps_per_second(n, args.seconds, 3, rules=m))
+        for k, game in modes.items():
+            ours[k].append(vector_steps_per_second(args.mode_size, args.seconds, **game))
     p = float(np.median(peer))
     print(f"{'environment':<40}{'agent-steps/s':>16}{'x peer':>10}   ({args.rounds} rounds, "
           f"medians)")
@@ -132,10 +130,9 @@ def main() -> None:
         if k == recall:   # the same batch size with the compact encoder, same rounds
             c = float(np.median(ours[f"truco_env vector N={args.recall_size}"]))
             extra = f"   x compact {v / c:.2f}"
-        if k in mode_rows:   # against argentino 1v1 at the same size (must be >= 0.5)
-            c = float(np.median(ours[one if args.players != 2 else
-                                     f"truco_env vector N={args.modes_size}"]))
-            extra = f"   x argentino 1v1 {v / c:.2f}"
+        base = f"truco_env vector N={args.mode_size}"
+        if k in modes and base in ours:
+            extra = f"   x argentino 1v1 {v / float(np.median(ours[base])):.2f}"
         print(f"{k:<40}{v:>16,.0f}{v / p:>10.2f}{extra}")
 
 

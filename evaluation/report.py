@@ -774,12 +774,27 @@ def write_exploit(spec: str, curve: list[dict], run: dict, final: dict, folder: 
         f"response) and depends on the budget.", "",
         "Learning curve: `learning_curve.png` (`curve.csv`); the best response is the training "
         f"run `best_response/` (usable as `checkpoint:{run['checkpoint']}`).", "",
+        *_source_lines(p, "best response", spec),
         "The trainer is train.py's PPO with `opponent` set to the frozen agent, "
         "`opponent_weight=1` and no self-play (the learner plays every seat of one team)."])
     (folder / "report.md").write_text(md + "\n")
     return md + "\n"
 
 
+
+
+def _source_lines(pair: dict, a: str, b: str) -> list[str]:
+    """Where the points of a duplicate pairing come from: points per hand of each side by
+    source (envido, flor, truco), from :func:`evaluation.tournament.summarize_pair`."""
+    if "envido_a" not in pair:
+        return []
+    from truco_env.core import SOURCE_NAMES
+    rows = ["Where the points come from (points per hand, all hands of the final matches):", "",
+            "| source | " + a + " | " + b + " | net |", "|---|---:|---:|---:|"]
+    for name in SOURCE_NAMES:
+        pa, pb = pair[f"{name}_a"], pair[f"{name}_b"]
+        rows.append(f"| {name} | {pa:.2f} | {pb:.2f} | {pa - pb:+.2f} |")
+    return rows + [""]
 
 
 # ============================================================================ probe report

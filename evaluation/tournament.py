@@ -28,6 +28,7 @@ import math
 import os
 import sys
 import time
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -36,7 +37,9 @@ import numpy as np
 import agents
 from truco_env.game import DuplicateDeals, Matches
 from truco_env.loop import play, team_seating
-from truco_env.rules import ConfigurationError, RuleSet, get_rules
+from truco_env.rules import ConfigurationError, RuleSet, get_rules, plays_pica_pica
+from truco_env.core import SOURCE_NAMES
+from truco_env.view import hand_points_by_source
 
 from .bluff import EVENT_FIELDS, HAND_FIELDS, EventLog, bluff_analytics, concat_tables
 from .ratings import rating_table
@@ -65,14 +68,94 @@ class GameConfig:
     rules: str = "argentino"
     target: int | None = None
     flor: bool | None = None
+    pica_pica: bool | None = None     # None: the preset's (issue 12)
 
     def ruleset(self) -> RuleSet:
-        r = get_rules(self.rules, target=self.target, flor=self.flor)
+        r = get_rules(self.rules, target=self.target, flor=self.flor, pica_pica=self.pica_pica)
         if self.players not in r.players_allowed:
             raise ConfigurationError(f"bad value players={self.players!r} for rules "
                                      f"{r.name!r} (mode {r.mode!r}); expected one of "
                                      f"{list(r.players_allowed)}")
+        plays_pica_pica(r, self.players)      # a ValueError naming a bad combination
         return r
+
+
+class GameMismatchError(ValueError):
+    """Agents trained for different games (players, rules and their mode, target, flor,
+    pica-pica) were asked to play one another, or a checkpoint was asked to play a game of
+    another mode (a team game or a three-player mode) than it was trained for."""
+
+
+#: What defines the game an agent was trained for (train.py config keys, GameConfig fields).
+#: The mode (teams, pata de gallo, destantado) is the preset's (``RuleSet.mode``).
+GAME_KEYS = ("players", "rules", "target", "flor", "pica_pica")
+
+
+def trained_game(spec: str) -> GameConfig | None:
+    """The game a ``checkpoint:`` or ``pretrained:`` spec was trained for (from its config),
+    ``None`` for other agents.  Checkpoints from before pica-pica existed played without it."""
+    kind, _, arg = str(spec).partition(":")
+    arg = arg.split(",")[0].strip()
+    if kind == "checkpoint":
+        from agents.ppo_policy import load_checkpoint
+        game = load_checkpoint(arg)["config"]
+    elif kind == "pretrained":
+        from agents import pretrained
+        game = pretrained.info(arg)
+    else:
+        return None
+    return GameConfig(players=int(game["players"]), rules=game["rules"], target=game["target"],
+                      flor=game["flor"], pica_pica=game.get("pica_pica", False))
+
+
+def _game_key(cfg: GameConfig) -> tuple:
+    r = cfg.ruleset()
+    return (cfg.players, r.name, r.mode, r.target, r.flor, plays_pica_pica(r, cfg.players))
+
+
+def resolve_game(specs: Sequence[str], given: dict | None = None,
+                 any_game: bool = False) -> GameConfig:
+    """The game to play ``specs`` in: the one their checkpoints were trained for, with the
+    ``given`` fields (not ``None``: the user told otherwise) replacing it.  Two agents trained
+    for different games are a :class:`GameMismatchError` naming both, and so is a ``given``
+    preset of another mode than a checkpoint's (a team policy in a three-player mode, or the
+    reverse); ``any_game`` (``evaluate.py --any-game``) plays them anyway.  Without a player
+    count, a three-player mode plays 3.
+
+    >>> resolve_game(["heuristic", "random"], {"players": 4})
+    GameConfig(players=4, rules='argentino', target=None, flor=None, pica_pica=None)
+    >>> resolve_game(["heuristic"], {"rules": "destantado"}).players
+    3
+    """
+    given = {k: v for k, v in (given or {}).items() if v is not None}
+    unknown = set(given) - set(GAME_KEYS)
+    if unknown:
+        raise ValueError(f"unknown game settings {sorted(unknown)}; expected {list(GAME_KEYS)}")
+    trained = [(s, g) for s in specs if (g := trained_game(s)) is not None]
+    if not any_game:
+        for (s1, g1), (s2, g2) in zip(trained, trained[1:]):
+            if _game_key(g1) != _game_key(g2):
+                raise GameMismatchError(
+                    f"agents trained for different games: {s1!r} for {_game_key(g1)} and "
+                    f"{s2!r} for {_game_key(g2)} (players, rules, mode, target, flor, "
+                    f"pica-pica); evaluate agents of one game together (--any-game plays them "
+                    f"anyway)")
+    base = dataclasses.asdict(trained[0][1]) if trained else {}
+    merged = {**base, **given}
+    mode = get_rules(merged.get("rules", GameConfig.rules)).mode
+    if not any_game:
+        for s, g in trained:
+            was = g.ruleset().mode
+            if was != mode:
+                raise GameMismatchError(
+                    f"bad value rules={merged['rules']!r} (mode {mode!r}): {s} was trained "
+                    f"for rules={g.rules!r} (mode {was!r}); --any-game plays it anyway")
+    if "players" not in given and (not trained or trained[0][1].ruleset().mode != mode):
+        # no player count, or a trained one of another mode (--any-game): the mode's default
+        merged["players"] = merged.get("players", 2) if mode == "teams" else 3
+    cfg = GameConfig(**merged)
+    cfg.ruleset()                      # a bad combination is a ValueError naming it
+    return cfg
 
 
 def duplicate_seating(matches: Sequence[int], players: int) -> tuple[np.ndarray, np.ndarray,
@@ -96,7 +179,8 @@ def play_duplicate(agent_a: Any, agent_b: Any, matches: Sequence[int], cfg: Game
     """Play the duplicate pairs of ``matches`` (match ids) between two agents.
 
     Returns per game (``2 * len(matches)``, pair i is games 2i and 2i+1): ``match``,
-    ``a_team`` (the team A held), ``a_won``, ``hands``, ``pts_a``, ``pts_b`` (points scored).
+    ``a_team`` (the team A held), ``a_won``, ``hands``, ``pts_a``, ``pts_b`` (points scored),
+    ``src_a``, ``src_b`` (``[games, 3]``: those points by source, ``core.SOURCE_NAMES``).
     Agents may be objects or specs (loaded with ``seed`` and ``seed + 1``).  ``log`` collects
     the decisions, with ``agent_ids`` naming A and B in it.
     """
@@ -112,15 +196,26 @@ def play_duplicate(agent_a: Any, agent_b: Any, matches: Sequence[int], cfg: Game
     match, a_team, seating = duplicate_seating(matches, cfg.players)
     game = Matches(len(match), cfg.players, rules, deals=DuplicateDeals(seed, match))
     game.reset(seed=seed)
-    hooks: dict[str, Any] = {}
+    src = np.zeros((len(match), 2, len(SOURCE_NAMES)), dtype=np.int64)   # [game, A/B, source]
+    watch = None
     if log is not None:
         watch = log.watch(match * 2 + a_team, np.asarray(agent_ids)[seating])
-        hooks = {"on_decision": watch.on_decision, "on_hand_end": watch.on_hand_end}
-    r = play(game, [agent_a, agent_b], seating, max_steps=max_steps, **hooks)
+
+    def on_hand_end(g: Matches, games: np.ndarray) -> None:
+        by_team = hand_points_by_source(g.S, games)[:, :2]
+        mine = a_team[games] == 0
+        src[games, 0] += np.where(mine[:, None], by_team[:, 0], by_team[:, 1])
+        src[games, 1] += np.where(mine[:, None], by_team[:, 1], by_team[:, 0])
+        if watch is not None:
+            watch.on_hand_end(g, games)
+
+    r = play(game, [agent_a, agent_b], seating, max_steps=max_steps, on_hand_end=on_hand_end,
+             on_decision=watch.on_decision if watch is not None else None)
     pts_a = np.where(a_team == 0, r.score[:, 0], r.score[:, 1])
     pts_b = np.where(a_team == 0, r.score[:, 1], r.score[:, 0])
     return {"match": match, "a_team": a_team, "a_won": (r.winner == a_team).astype(np.int8),
-            "hands": r.hands, "pts_a": pts_a.astype(np.int64), "pts_b": pts_b.astype(np.int64)}
+            "hands": r.hands, "pts_a": pts_a.astype(np.int64), "pts_b": pts_b.astype(np.int64),
+            "src_a": src[:, 0], "src_b": src[:, 1]}
 
 
 def summarize_pair(res: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -139,7 +234,17 @@ def summarize_pair(res: dict[str, np.ndarray]) -> dict[str, Any]:
             "net_per_hand": net, "net_lo": nlo, "net_hi": nhi,
             "pts_per_hand_a": ppa, "pts_a_lo": plo, "pts_a_hi": phi,
             "pts_per_hand_b": float((pb / np.maximum(hands, 1)).mean()),
-            "hands_per_match": float(res["hands"].mean())}
+            "hands_per_match": float(res["hands"].mean()),
+            **_by_source(res)}
+
+
+def _by_source(res: dict[str, np.ndarray]) -> dict[str, float]:
+    """Points per hand of A and B by source (``envido_a``, ``truco_b``...), over all hands."""
+    if "src_a" not in res:
+        return {}
+    hands = max(int(res["hands"].sum()), 1)
+    return {f"{name}_{side}": float(res[f"src_{side}"][:, k].sum() / hands)
+            for side in ("a", "b") for k, name in enumerate(SOURCE_NAMES)}
 
 
 # ============================================================================ round robin

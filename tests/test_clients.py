@@ -152,7 +152,7 @@ def test_wrapper_mask_after_the_end_is_drawable():
 
 def test_gymnasium_vector_next_step_autoreset_with_masks():
     """Gymnasium 1.x's SyncVectorEnv (next-step autoreset) with a masked sampler."""
-    venv = gymnasium.make_vec("truco_env/Truco-v0", num_envs=2, vectorization_mode="sync",
+    venv = gymnasium.make_vec("truco_env/Truco-v1", num_envs=2, vectorization_mode="sync",
                               opponent="random", target=9, episode="hand")
     venv.reset(seed=0)
     rng = np.random.default_rng(0)

@@ -197,7 +197,7 @@ def test_registered_with_pettingzoo():
     pettingzoo = pytest.importorskip("pettingzoo")
     if not hasattr(pettingzoo, "make"):
         pytest.skip("this PettingZoo version has no registry")
-    env = pettingzoo.make("aec", "truco_env/Truco-v0", players=4)
+    env = pettingzoo.make("aec", "truco_env/Truco-v1", players=4)
     env.reset(seed=0)
     assert env.possible_agents == [f"player_{i}" for i in range(4)]
 

@@ -231,6 +231,15 @@ def test_duplicate_through_the_loop_equals_a_plain_core_loop(players):
     a_team = res["a_team"]
     assert (res["pts_a"] == np.where(a_team == 0, ref["score"][:, 0], ref["score"][:, 1])).all()
     assert (res["pts_b"] == np.where(a_team == 0, ref["score"][:, 1], ref["score"][:, 0])).all()
+    # The points by source add up to each side's score, and random players score from both
+    # the envido and the truco.
+    assert (res["src_a"].sum(axis=1) == res["pts_a"]).all()
+    assert (res["src_b"].sum(axis=1) == res["pts_b"]).all()
+    assert res["src_a"][:, 0].sum() > 0 and res["src_a"][:, 2].sum() > 0
+    sm = tournament.summarize_pair(res)
+    hands = res["hands"].sum()
+    assert sm["truco_b"] == pytest.approx(res["src_b"][:, 2].sum() / hands)
+    assert sm["flor_a"] == 0.0        # flor is off by default
 
 
 def test_duplicate_mirror_match_splits_every_pair():
@@ -384,6 +393,7 @@ def test_exploit_end_to_end(tmp_path):
         assert (out / f).is_file()
     assert (out / "best_response" / "checkpoints" / "latest.pt").is_file()
     assert "Lower is better" in (out / "report.md").read_text()
+    assert "| truco |" in (out / "report.md").read_text()       # where the points come from
 
 
 def test_parse_budget():

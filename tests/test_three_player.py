@@ -1,4 +1,4 @@
-"""The three-player modes of seed 000 (docs/rules.md section 11): pata de gallo and destantado.
+"""The three-player modes of seed 000 (docs/rules.md section 12): pata de gallo and destantado.
 
 Scenarios are written from the seed's sentences, with their arithmetic; then the random fuzz
 over whole matches, leaks, replay, PettingZoo's api_test/seed_test and bad configurations.
@@ -415,3 +415,12 @@ def test_vector_env_and_render(rules):
     text = env.render()
     assert "player_2" in text and "Score" in text
     assert ACTIONS[16:] == ("discard_0", "discard_1", "discard_2", "discard_3")
+
+
+def test_pica_pica_and_the_three_player_modes_are_exclusive():
+    for preset in ("pata_de_gallo", "destantado"):
+        with pytest.raises(truco_env.ConfigurationError, match="pica_pica=True for mode"):
+            truco_env.get_rules(preset, pica_pica=True)
+    with pytest.raises(truco_env.ConfigurationError, match="pica_pica=True for mode"):
+        truco_env.get_rules("argentino", mode="pata_de_gallo", players_allowed=(3,),
+                            pica_pica=True)

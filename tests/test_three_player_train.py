@@ -21,8 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.parametrize("rules", ["pata_de_gallo", "destantado"])
 def test_heuristic_plays_legal_actions_and_beats_random(rules):
     cfg = GameConfig(players=3, rules=rules, target=10 if rules == "destantado" else 9)
-    r = head_to_head("heuristic", "random", 60, cfg, seed=1)
-    assert r.rate > 0.55, str(r)      # one seat against two random players: even is 1/3
+    r = head_to_head("heuristic", "random", 150, cfg, seed=1)
+    # One seat against two random players: even is 1/3; the 95% interval must lie above it
+    # (pata de gallo's gallo is alone against two, so the seat's edge is smaller there).
+    assert r.lo > 1 / 3 + 0.05, str(r)
 
 
 def test_heuristic_discards_the_weakest_card():
@@ -66,21 +68,21 @@ def test_evaluate_refuses_a_checkpoint_of_another_game():
     out = _evaluate("pretrained:default", "random", "--rules", "destantado", "--matches", "1",
                     "--no-progress")
     assert out.returncode == 2
-    assert re.search(r"--rules destantado: pretrained:default was trained for "
-                     r"rules='argentino'", out.stderr), out.stderr
+    assert re.search(r"rules='destantado' \(mode 'destantado'\): pretrained:default was "
+                     r"trained for rules='argentino' \(mode 'teams'\)", out.stderr), out.stderr
 
 
 def test_evaluate_plays_a_checkpoint_in_its_game():
-    from evaluate import GameMismatchError, _game_for
-    import argparse
-    args = argparse.Namespace(players=None, rules=None, target=None, flor=None, any_game=False)
-    cfg = _game_for(args, ["pretrained:default", "random"])
+    from evaluation.tournament import GameMismatchError, resolve_game
+    from truco_env import ConfigurationError
+    cfg = resolve_game(["pretrained:default", "random"])
     assert (cfg.players, cfg.rules, cfg.target) == (2, "argentino", 30)
-    args.players = 3
-    with pytest.raises(GameMismatchError, match="players"):
-        _game_for(args, ["pretrained:default"])
-    args.any_game, args.rules = True, "pata_de_gallo"
-    assert _game_for(args, ["pretrained:default"]).players == 3
+    with pytest.raises(ConfigurationError, match="players=3"):
+        resolve_game(["pretrained:default"], {"players": 3})
+    with pytest.raises(GameMismatchError, match="mode 'pata_de_gallo'.*mode 'teams'"):
+        resolve_game(["pretrained:default"], {"rules": "pata_de_gallo"})
+    cfg = resolve_game(["pretrained:default"], {"rules": "pata_de_gallo"}, any_game=True)
+    assert (cfg.players, cfg.rules) == (3, "pata_de_gallo")
 
 
 @pytest.mark.parametrize("name", ["pata_de_gallo", "destantado"])

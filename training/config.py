@@ -51,6 +51,8 @@ class Config:
                                                          "pata_de_gallo", "destantado"))
     target: Optional[int] = _f(30, "points to win the match (null = the preset's default)")
     flor: Optional[bool] = _f(None, "play with flor (null = the preset's default)")
+    pica_pica: Optional[bool] = _f(None, "pica-pica hands, 1v1 duels (docs/rules.md section 11; "
+                                         "null = the preset's: trucoshi 6 players)")
     winprob_reward: float = _f(1.0, "shaping: add this times the change of the team's match "
                                     "win potential 2*W(score)-1 (truco_env.winprob, W measured "
                                     "from heuristic hands; 0 at the end, so it telescopes)")
@@ -224,9 +226,11 @@ def _check(cfg: Config) -> None:
         raise ConfigError(f"bad value run_name={cfg.run_name!r}: expected a plain folder name")
     from truco_env import get_rules
     try:
-        rules = get_rules(cfg.rules, target=cfg.target, flor=cfg.flor)
+        rules = get_rules(cfg.rules, target=cfg.target, flor=cfg.flor, pica_pica=cfg.pica_pica)
+        from truco_env.rules import plays_pica_pica
+        plays_pica_pica(rules, cfg.players) if cfg.players in rules.players_allowed else None
     except ValueError as exc:
-        raise ConfigError(f"bad game settings (rules/target/flor): {exc}") from None
+        raise ConfigError(f"bad game settings (rules/target/flor/pica_pica): {exc}") from None
     if cfg.players not in rules.players_allowed:
         raise ConfigError(f"bad value players={cfg.players}: rules {cfg.rules!r} allow "
                           f"{list(rules.players_allowed)}")

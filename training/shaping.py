@@ -16,7 +16,8 @@ def win_potential(cfg: Config, heuristic, hands: int = 4096) -> np.ndarray:
     from truco_env import VectorTrucoEnv
     from truco_env.winprob import hand_points_distribution, win_probability_table
     venv = VectorTrucoEnv(256, players=cfg.players, rules=cfg.rules, target=cfg.target,
-                          flor=cfg.flor, episode="hand", check_actions=False, seed=cfg.seed + 17)
+                          flor=cfg.flor, pica_pica=cfg.pica_pica, episode="hand",
+                          check_actions=False, seed=cfg.seed + 17)
     obs, info = venv.reset()
     points = []
     while len(points) < hands:

@@ -20,17 +20,16 @@ __all__ = ["env", "raw_env", "ACTIONS", "IllegalActionError", "ConfigurationErro
 
 
 def _register() -> None:
-    """Register ``truco_env/Truco-v0`` with PettingZoo's registry where the version has one.
+    """Register ``truco_env/Truco-v1`` with PettingZoo's registry where the version has one.
 
-    ``pettingzoo.make("aec", "truco_env/Truco-v0", players=4)`` then builds ``env(players=4)``.
+    ``pettingzoo.make("aec", "truco_env/Truco-v1", players=4)`` then builds ``env(players=4)``.
     """
     try:
         from pettingzoo import aec_registry, register  # PettingZoo >= 1.27
     except ImportError:
         return
-    for name in ("truco_env/Truco-v0", "truco_env/Truco-v1"):   # v1: three-player modes
-        if name not in aec_registry:
-            register("aec", name, entry_point="truco_env.env:env")
+    if "truco_env/Truco-v1" not in aec_registry:
+        register("aec", "truco_env/Truco-v1", entry_point="truco_env.env:env")
 
 
 _register()

@@ -29,6 +29,7 @@ from .rules import (
     K_MUESTRA, K_PIEZA_ENV, K_RESTO, K_RESTO_NQ, K_TARGET, NUM_ACTIONS,
     K_FALTA_POINTS, K_MODE, MODE_DESTANTADO, MODE_PATA, MODE_TEAMS,
 )
+from .rules import K_PICA, K_PICA_PLAYERS
 
 P_MAX = 6          # seats
 T_MAX = 3          # teams (three-player modes need three)
@@ -56,19 +57,33 @@ FLOR_NONE, FLOR_SUNG, FLOR_CONTRA, FLOR_RESTO = 0, 1, 2, 3
 #   EV_HAND_END  the hand is over: team = the team that won the hand (-1 when a match point
 #                scored from a song ended it), value = reason (END_*)
 #   EV_MATCH_END team reached the target: value = its score
+#   EV_DUEL      (pica-pica) a duel starts (value 0) or ends (value = END_* reason, team = the
+#                team that won it): seat = the duel's mano, detail = the duel's index
 #   EV_PASS      destantado: seat passed value points (tantos) to the player ``team`` (a seat
 #                here), detail = source (SRC_*)
 #   In the three-player modes EV_POINTS has seat = the player who scored (pata de gallo: one
 #   event per player of the side; destantado: points shed to the pot), team = his side.
 #   EV_DISCARD   pata de gallo: seat (the gallo) discarded a card face down (which one is not
 #                logged: the log is public)
-EV_ACTION, EV_BAZA, EV_DECLARE, EV_POINTS, EV_HAND_END, EV_MATCH_END, EV_PASS, EV_DISCARD = \
-    range(8)
-EVENT_NAMES = ("action", "baza", "declare", "points", "hand_end", "match_end", "pass", "discard")
+EV_ACTION, EV_BAZA, EV_DECLARE, EV_POINTS, EV_HAND_END, EV_MATCH_END = range(6)
+EV_DUEL = 6
+EV_PASS, EV_DISCARD = 7, 8     # nine kinds: the packed kind has 4 bits (pack_event)
+EVENT_NAMES = ("action", "baza", "declare", "points", "hand_end", "match_end", "duel", "pass",
+               "discard")
 SRC_ENVIDO, SRC_FLOR, SRC_TRUCO = range(3)
 SOURCE_NAMES = ("envido", "flor", "truco")
 END_BAZAS, END_NO_QUIERO, END_MAZO, END_MATCH_POINT = 1, 2, 3, 4
-END_NAMES = ("", "bazas", "no_quiero", "mazo", "match_point")
+END_DUELS = 5      # pica-pica: every duel of the hand was played
+END_NAMES = ("", "bazas", "no_quiero", "mazo", "match_point", "duels")
+# Pica-pica schedules (K_PICA values; rules.PICA_SCHEDULES).
+PICA_OFF, PICA_BUENAS, PICA_ALTERNATE = 0, 1, 2
+# Reads: what each seat has done over the match so far, counters that every player saw (the
+# table talk a player keeps in his head: "este canta todo", "este se va al mazo").  Per seat:
+# envido-family calls, truco-family songs, quieros, no quieros, mazos, envidos it called whose
+# points it then said aloud, and the sum of those points.  Cleared when a match starts.
+READ_ENVIDO, READ_TRUCO, READ_QUIERO, READ_NO_QUIERO, READ_MAZO, READ_SHOWN, READ_SHOWN_PTS = \
+    range(7)
+READ_N = 7
 
 #: The state of one game: ``(name, size, meaning and sentinels)``.  Seats are 0..P-1 in play
 #: order, teams 0..T-1; ``-1`` means "none" unless a line says otherwise.
@@ -123,6 +138,19 @@ FIELDS: tuple[tuple[str, int, str], ...] = (
     ("MUESTRA", 1, "card id turned up (uruguayo), -1 without muestra"),
     ("LOG_LEN", 1, "events in LOG (the hand's events stop at LOG_MAX)"),
     ("LOG", LOG_MAX, "the hand's events in order, one packed int32 each (unpack_event)"),
+    ("READS", P_MAX * READ_N, "per seat, counted over the match so far (public: every player "
+                              "saw it): READ_* counters, READ_N per seat"),
+    # --- pica-pica (issue 12, item 3): a hand played as 1v1 duels, one after another ---
+    ("PICA", 1, "1 while this hand is played as pica-pica duels, else 0"),
+    ("PICA_FROM", 1, "alternate schedule: HAND_NO of the first pica-pica hand, -1 not yet"),
+    ("HAND_MANO", 1, "seat of the hand's mano (MANO is the duel's mano during a duel)"),
+    ("HAND_SEATS", 1, "seats in the hand or duel in progress: NPLAYERS, or 2 in a duel"),
+    ("NEXT", P_MAX, "per seat: the next seat of the hand or duel in play order"),
+    ("DUEL", 1, "duel in progress, 0..NDUELS-1 (-1 outside pica-pica)"),
+    ("NDUELS", 1, "duels of this hand (players // 2), 0 outside pica-pica"),
+    ("DUEL_SEAT", 6, "per duel: its mano, then its rival (-1 none)"),
+    ("DUEL_WINNER", 3, "per duel: the team that won it, -1 not finished"),
+    ("DUEL_END", 3, "per duel: why it ended (END_*), 0 not finished"),
 ) + (
     # ---- three-player modes (issue 12).  In them SCORE and HAND_PTS are per seat (pata de
     # gallo: points won; destantado: tantos shed, 10 - the player's pile) and WINNER is a seat.
@@ -168,7 +196,11 @@ ENVIDO_PTS = OFFSETS["ENVIDO_PTS"]; FLOR_PTS = OFFSETS["FLOR_PTS"]; PUBLIC = OFF
 BAZA_CARD = OFFSETS["BAZA_CARD"]; SCORE = OFFSETS["SCORE"]; HAND_PTS = OFFSETS["HAND_PTS"]
 HAND_OVER = OFFSETS["HAND_OVER"]; END_REASON = OFFSETS["END_REASON"]; DONE = OFFSETS["DONE"]
 WINNER = OFFSETS["WINNER"]; HAND_NO = OFFSETS["HAND_NO"]; MUESTRA = OFFSETS["MUESTRA"]
-LOG_LEN = OFFSETS["LOG_LEN"]; LOG = OFFSETS["LOG"]
+LOG_LEN = OFFSETS["LOG_LEN"]; LOG = OFFSETS["LOG"]; READS = OFFSETS["READS"]
+PICA = OFFSETS["PICA"]; PICA_FROM = OFFSETS["PICA_FROM"]; HAND_MANO = OFFSETS["HAND_MANO"]
+HAND_SEATS = OFFSETS["HAND_SEATS"]; NEXT = OFFSETS["NEXT"]; DUEL = OFFSETS["DUEL"]
+NDUELS = OFFSETS["NDUELS"]; DUEL_SEAT = OFFSETS["DUEL_SEAT"]
+DUEL_WINNER = OFFSETS["DUEL_WINNER"]; DUEL_END = OFFSETS["DUEL_END"]
 GALLO = OFFSETS["GALLO"]; DISCARDING = OFFSETS["DISCARDING"]; FOURTH = OFFSETS["FOURTH"]
 DISCARD = OFFSETS["DISCARD"]; OUT = OFFSETS["OUT"]; NOUT = OFFSETS["NOUT"]
 ENV_LEFT = OFFSETS["ENV_LEFT"]; ENV_IN = OFFSETS["ENV_IN"]; TRU_LEFT = OFFSETS["TRU_LEFT"]
@@ -189,6 +221,10 @@ def new_state(n: int, players: int, score: np.ndarray | None = None) -> np.ndarr
         score = np.asarray(score)
         S[:, SCORE:SCORE + score.shape[-1]] = score   # by team; by seat in three-player modes
     S[:, NEXT_MANO] = -1
+    S[:, PICA_FROM] = -1
+    S[:, HAND_SEATS] = players
+    S[:, NEXT:NEXT + P_MAX] = (np.arange(P_MAX) + 1) % players
+    S[:, DUEL] = -1
     return S
 
 
@@ -325,6 +361,7 @@ def _start_hand(S, K, games, decks, manos):
     for i in range(games.shape[0]):
         g = games[i]
         P = S[g, NPLAYERS]
+        _update_reads(S, g)
         mano = manos[i]
         S[g, MANO] = mano
         S[g, TURN] = mano
@@ -408,6 +445,163 @@ def _start_hand(S, K, games, decks, manos):
             for p in range(P):
                 S[g, TEAM + p] = p
         _hand_values(S, K, g)
+        S[g, HAND_MANO] = mano
+        S[g, HAND_SEATS] = P
+        for p in range(P):
+            S[g, NEXT + p] = (p + 1) % P
+        S[g, PICA] = 0
+        S[g, DUEL] = -1
+        S[g, NDUELS] = 0
+        for d in range(3):
+            S[g, DUEL_SEAT + 2 * d] = -1
+            S[g, DUEL_SEAT + 2 * d + 1] = -1
+            S[g, DUEL_WINNER + d] = -1
+            S[g, DUEL_END + d] = 0
+        if _pica_hand(S, K, g):
+            _start_pica(S, g)
+
+
+# --- pica-pica (issue 12, item 3) -------------------------------------------------------------
+
+
+@nb.njit(cache=True)
+def _pica_hand(S, K, g):
+    """Whether the hand just dealt is played as pica-pica duels (docs/rules.md section 11).
+
+    ``PICA_BUENAS`` (argentino): from the second round (hand number > players) while every side
+    is in malas (score <= target // 2).  ``PICA_ALTERNATE`` (trucoshi): once a side has half of
+    the half target rounded up (5 of 18), that hand and every other hand after it.
+    """
+    mode = K[K_PICA]
+    P = S[g, NPLAYERS]
+    if mode == PICA_OFF or (K[K_PICA_PLAYERS] >> P) & 1 == 0:
+        return False
+    half = K[K_TARGET] // 2
+    if mode == PICA_BUENAS:
+        if S[g, HAND_NO] <= P:
+            return False
+        for t in range(S[g, NTEAMS]):
+            if S[g, SCORE + t] > half:
+                return False
+        return True
+    if S[g, PICA_FROM] < 0:
+        for t in range(S[g, NTEAMS]):
+            if S[g, SCORE + t] >= (half + 1) // 2:
+                S[g, PICA_FROM] = S[g, HAND_NO]
+        if S[g, PICA_FROM] < 0:
+            return False
+    return (S[g, HAND_NO] - S[g, PICA_FROM]) % 2 == 0
+
+
+@nb.njit(cache=True)
+def _start_pica(S, g):
+    """Pair the seats for the duels and start the first.  6 players: seat m + i against
+    m + i + 3 (i = 0, 1, 2; m the hand's mano); 4 players: m against m + 1, m + 2 against
+    m + 3.  Each duel's mano is its seat nearer the hand's mano; duels go in that order."""
+    P = S[g, NPLAYERS]
+    m = S[g, MANO]
+    n = P // 2
+    S[g, PICA] = 1
+    S[g, NDUELS] = n
+    for d in range(n):
+        if P == 6:
+            a = (m + d) % P
+            b = (m + d + 3) % P
+        else:
+            a = (m + 2 * d) % P
+            b = (m + 2 * d + 1) % P
+        S[g, DUEL_SEAT + 2 * d] = a
+        S[g, DUEL_SEAT + 2 * d + 1] = b
+    _start_duel(S, g, 0)
+
+
+@nb.njit(cache=True)
+def _start_duel(S, g, d):
+    """Duel ``d`` starts: a fresh 1v1 hand (bazas, truco, envido, flor) between its two seats,
+    with the cards they were dealt; the others wait (their cards stay where they are)."""
+    a = S[g, DUEL_SEAT + 2 * d]
+    b = S[g, DUEL_SEAT + 2 * d + 1]
+    S[g, DUEL] = d
+    S[g, HAND_SEATS] = 2
+    S[g, NEXT + a] = b
+    S[g, NEXT + b] = a
+    S[g, MANO] = a
+    S[g, TURN] = a
+    S[g, ACTOR] = a
+    S[g, LEAD] = a
+    S[g, BAZA] = 0
+    S[g, NCARDS] = 0
+    S[g, BEST_SEAT] = -1
+    S[g, BEST_RANK] = -1
+    S[g, BEST_TIE] = 0
+    for k in range(3):
+        S[g, RESULT + k] = -2
+        S[g, BAZA_LEAD + k] = -1
+    S[g, BAZA_LEAD] = a
+    S[g, TRUCO_LEVEL] = 0
+    S[g, TRUCO_OWNER] = -1
+    S[g, TRUCO_PENDING] = 0
+    S[g, TRUCO_CALLER] = -1
+    S[g, TRUCO_ANSWERER] = -1
+    S[g, ENVIDO_CHAIN_ID] = 0
+    S[g, ENVIDO_PENDING] = 0
+    S[g, ENVIDO_CLOSED] = 0
+    S[g, ENVIDO_CALLER] = -1
+    S[g, ENVIDO_ANSWERER] = -1
+    S[g, ENVIDO_WINNER] = -1
+    S[g, FLOR_STATE] = 0
+    S[g, FLOR_FIRST] = -1
+    S[g, FLOR_OPP] = -1
+    S[g, FLOR_CALLER] = -1
+    S[g, FLOR_DONE] = 0
+    for t in range(T_MAX):
+        S[g, FLOR_SCORED + t] = 0
+    _log(S, g, EV_DUEL, a, -1, 0, d)
+
+
+@nb.njit(cache=True)
+def _end_duel(S, T, g, team, pts, reason):
+    """A duel is over: ``team`` scores ``pts`` (its truco's worth) at once, as in any hand;
+    the next duel starts, or the hand ends after the last (``END_DUELS``).  A no quiero or a
+    mazo ends only the duel; the match may end inside any duel."""
+    d = S[g, DUEL]
+    S[g, DUEL_WINNER + d] = team
+    S[g, DUEL_END + d] = reason
+    _log(S, g, EV_DUEL, S[g, MANO], team, reason, d)
+    last = d + 1 >= S[g, NDUELS]
+    if last:
+        S[g, MANO] = S[g, HAND_MANO]
+        S[g, HAND_OVER] = 1
+        S[g, END_REASON] = END_DUELS
+    _award(S, T.knobs, g, team, pts, SRC_TRUCO)
+    if last:
+        w = -1
+        if S[g, HAND_PTS] != S[g, HAND_PTS + 1]:
+            w = 0 if S[g, HAND_PTS] > S[g, HAND_PTS + 1] else 1
+        _log(S, g, EV_HAND_END, -1, w, END_DUELS, -1)
+        if S[g, DONE] == 1:
+            _log(S, g, EV_MATCH_END, -1, S[g, WINNER], S[g, SCORE + S[g, WINNER]], -1)
+    elif S[g, DONE] == 0:
+        _start_duel(S, g, d + 1)
+
+
+@nb.njit(cache=True)
+def _update_reads(S, g):
+    """Before a deal: clear the reads when a match starts (``HAND_NO`` 0), else add the ended
+    hand's showdowns (who called envido and then said its points aloud)."""
+    if S[g, HAND_NO] == 0:
+        for j in range(P_MAX * READ_N):
+            S[g, READS + j] = 0
+        return
+    for p in range(S[g, NPLAYERS]):
+        if S[g, PUBLIC + p] < 0:
+            continue
+        for i in range(S[g, LOG_LEN]):
+            kind, q, _, a, _ = unpack_event(S[g, LOG + i])
+            if kind == EV_ACTION and q == p and a >= A_ENVIDO and a <= A_FALTA:
+                S[g, READS + READ_N * p + READ_SHOWN] += 1
+                S[g, READS + READ_N * p + READ_SHOWN_PTS] += S[g, PUBLIC + p]
+                break
 
 
 def start_hand(S: np.ndarray, tables: RuleTables, games: np.ndarray, decks: np.ndarray,
@@ -427,8 +621,9 @@ def _next_opponent(S, g, seat):
     """The next player of another team after ``seat`` in play order."""
     P = S[g, NPLAYERS]
     t = S[g, TEAM + seat]
+    q = seat
     for i in range(1, P):
-        q = (seat + i) % P
+        q = S[g, NEXT + q]
         if S[g, TEAM + q] != t:
             return q
     return seat
@@ -454,10 +649,10 @@ def _resume(S, g):
 
 @nb.njit(cache=True, inline="always")
 def pack_event(kind, seat, team, value, detail):
-    """One event as an int32: kind 3 bits, seat+1 4, team+1 3, value+1 8, detail+1 6 bits
+    """One event as an int32: kind 4 bits, seat+1 4, team+1 3, value+1 8, detail+1 6 bits
     (seat, team, value, detail may be -1; value < 255, detail < 63)."""
-    return (kind | ((seat + 1) << 3) | ((team + 1) << 7) | ((value + 1) << 10)
-            | ((detail + 1) << 18))
+    return (kind | ((seat + 1) << 4) | ((team + 1) << 8) | ((value + 1) << 11)
+            | ((detail + 1) << 19))
 
 
 @nb.njit(cache=True, inline="always")
@@ -467,8 +662,8 @@ def unpack_event(x):
     >>> [int(v) for v in unpack_event(pack_event(EV_ACTION, 3, 1, 13, -1))]
     [0, 3, 1, 13, -1]
     """
-    return (x & 7, ((x >> 3) & 15) - 1, ((x >> 7) & 7) - 1, ((x >> 10) & 255) - 1,
-            ((x >> 18) & 63) - 1)
+    return (x & 15, ((x >> 4) & 15) - 1, ((x >> 8) & 7) - 1, ((x >> 11) & 255) - 1,
+            ((x >> 19) & 63) - 1)
 
 
 @nb.njit(cache=True)
@@ -498,6 +693,7 @@ def _award(S, K, g, team, pts, source):
     if S[g, SCORE + team] >= K[K_TARGET]:
         S[g, DONE] = 1
         S[g, WINNER] = team
+        S[g, MANO] = S[g, HAND_MANO]     # a pica-pica duel's mano gives the hand's back
         if S[g, HAND_OVER] == 0:
             S[g, HAND_OVER] = 1
             S[g, END_REASON] = END_MATCH_POINT
@@ -607,7 +803,7 @@ def _declare(S, g, pts_off, reveal, members):
     Players with negative points (no flor) take no part, nor seats outside the bit mask
     ``members`` (destantado: who is in the envido).
     """
-    P = S[g, NPLAYERS]
+    HS = S[g, HAND_SEATS]
     mano = S[g, MANO]
     kind = 0 if pts_off == ENVIDO_PTS else 1
     best = -1
@@ -616,8 +812,9 @@ def _declare(S, g, pts_off, reveal, members):
     changed = True
     while changed:
         changed = False
-        for i in range(P):
-            p = (mano + i) % P
+        p = mano
+        for i in range(HS):
+            p = mano if i == 0 else S[g, NEXT + p]
             v = S[g, pts_off + p]
             if v < 0 or p == best or (members >> p) & 1 == 0:
                 continue
@@ -630,8 +827,9 @@ def _declare(S, g, pts_off, reveal, members):
                     S[g, PUBLIC + p] = v
                     _log(S, g, EV_DECLARE, p, S[g, TEAM + p], v, kind)
     if reveal:
-        for i in range(P):       # the others said "son buenas": their points stay private
-            p = (mano + i) % P
+        p = mano
+        for i in range(HS):      # the others said "son buenas": their points stay private
+            p = mano if i == 0 else S[g, NEXT + p]
             if S[g, pts_off + p] >= 0 and (spoke >> p) & 1 == 0 and (members >> p) & 1 == 1:
                 _log(S, g, EV_DECLARE, p, S[g, TEAM + p], -1, kind)
     return best
@@ -645,9 +843,9 @@ def _any_unsung_flor(S, K, g, team, exclude_team):
     """First seat (play order from mano) of the given team (-1 any) with a flor not yet sung."""
     if K[K_FLOR] == 0 or S[g, FLOR_DONE] == 1:
         return -1
-    P = S[g, NPLAYERS]
-    for i in range(P):
-        p = (S[g, MANO] + i) % P
+    p = S[g, MANO]
+    for i in range(S[g, HAND_SEATS]):
+        p = S[g, MANO] if i == 0 else S[g, NEXT + p]
         t = S[g, TEAM + p]
         if S[g, FLOR_PTS + p] >= 0 and S[g, SUNG + p] == 0 and (team < 0 or t == team) \
                 and t != exclude_team:
@@ -846,8 +1044,11 @@ def _end_hand(S, T, g, team, pts, reason):
     """The hand is over: ``team`` wins it and scores ``pts`` (the truco's worth).
 
     Destantado: ``team`` is the winner's seat; he passes ``pts`` to each player still in the
-    hand, or sheds them to the pot when nobody else is (docs/rules.md section 11).
+    hand, or sheds them to the pot when nobody else is (docs/rules.md section 12).
     """
+    if S[g, PICA] == 1:
+        _end_duel(S, T, g, team, pts, reason)
+        return
     S[g, HAND_OVER] = 1
     S[g, END_REASON] = reason
     P = S[g, NPLAYERS]
@@ -870,7 +1071,6 @@ def _end_hand(S, T, g, team, pts, reason):
 
 @nb.njit(cache=True)
 def _play_card(S, T, g, seat, k):
-    P = S[g, NPLAYERS]
     b = S[g, BAZA]
     c = S[g, HAND + 3 * seat + k]
     r = S[g, HRANK + 3 * seat + k]
@@ -884,10 +1084,10 @@ def _play_card(S, T, g, seat, k):
     elif r == S[g, BEST_RANK] and S[g, TEAM + seat] != S[g, TEAM + best]:
         S[g, BEST_TIE] = 1
     S[g, NCARDS] += 1
-    if S[g, NCARDS] < P - S[g, NOUT]:
-        nxt = (seat + 1) % P
+    if S[g, NCARDS] < S[g, HAND_SEATS] - S[g, NOUT]:
+        nxt = S[g, NEXT + seat]
         while S[g, OUT + nxt] == 1:   # destantado: seats out of the hand are skipped
-            nxt = (nxt + 1) % P
+            nxt = S[g, NEXT + nxt]
         S[g, TURN] = nxt
         S[g, ACTOR] = nxt
         return
@@ -973,9 +1173,9 @@ def _sing_flor(S, K, g, seat):
         _resume(S, g)
         return
     # The nearest opponent with flor after the singer answers.
-    P = S[g, NPLAYERS]
-    for i in range(1, P):
-        q = (seat + i) % P
+    q = seat
+    for i in range(1, S[g, HAND_SEATS]):
+        q = S[g, NEXT + q]
         if S[g, TEAM + q] != team and S[g, FLOR_PTS + q] >= 0:
             opp = q
             break
@@ -1101,7 +1301,7 @@ def _settle_alone(S, T, g):
 
 @nb.njit(cache=True)
 def _step_alone(S, T, g, seat, a):
-    """Destantado's songs, answers and mazo (each player alone, docs/rules.md section 11).
+    """Destantado's songs, answers and mazo (each player alone, docs/rules.md section 12).
 
     A song is answered by each other player still in the hand, in play order, each for
     himself (``quiero`` or ``no_quiero``, no raise in an answer).  Who rejects a truco song,
@@ -1173,6 +1373,17 @@ def _step_one(S, T, g, a, pts_out):
     else:
         _log(S, g, EV_ACTION, seat, team, a, S[g, HAND + 3 * seat + a] if a <= A_PLAY2 else -1)
     S[g, ACTED + seat] = 1
+    r = READS + READ_N * seat
+    if a >= A_ENVIDO and a <= A_FALTA:
+        S[g, r + READ_ENVIDO] += 1
+    elif a >= A_TRUCO and a <= A_VALE4:
+        S[g, r + READ_TRUCO] += 1
+    elif a == A_QUIERO:
+        S[g, r + READ_QUIERO] += 1
+    elif a == A_NO_QUIERO:
+        S[g, r + READ_NO_QUIERO] += 1
+    elif a == A_MAZO:
+        S[g, r + READ_MAZO] += 1
     fs = S[g, FLOR_STATE]
 
     if a >= A_DISCARD0:

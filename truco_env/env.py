@@ -19,7 +19,7 @@ PettingZoo environment over the batched rules core (a batch of one).
 |---|---|---|
 | `players` | 2, 4, 6; 3 | seats in play order, teams alternate (seat % 2); 3 for the three-player modes |
 | `rules` | `"argentino"`, `"trucoshi"`, `"uruguayo"`, `"pata_de_gallo"`, `"destantado"` or a `RuleSet` | the preset (see `truco_env.rules`) |
-| `mode` | `"teams"`, `"pata_de_gallo"`, `"destantado"` | a rule knob: the three-player modes of seed 000 (docs/rules.md section 11) |
+| `mode` | `"teams"`, `"pata_de_gallo"`, `"destantado"` | a rule knob: the three-player modes of seed 000 (docs/rules.md section 12) |
 | `target` | argentino 9, 15, 18, 30; trucoshi 18, 24, 30; uruguayo 30; destantado 10 | the total a side needs to win (destantado: the tantos to shed) |
 | `flor` | bool | play with flor (argentino: off by default) |
 | `episode` | `"match"` (default), `"hand"` | an episode is a whole match or one hand |
@@ -79,15 +79,35 @@ Scores are per player (`infos[agent]["score"]` and `view["score"]` have three en
 destantado each is the player's pile of tantos, from 10 down to 0).  Match rewards: +1 to the
 winner, -1/2 to each of the others.  In pata de gallo the gallo (the dealer) first discards
 one of four cards (`discard_0`..`discard_3`; his view's `hand` has four cards until then).
-The rules, and every decision where seed 000 is silent: docs/rules.md section 11.
+The rules, and every decision where seed 000 is silent: docs/rules.md section 12.
 
 ## Version history
-* v0: first release (argentino, trucoshi and uruguayo; 2/4/6 players, flor, malas and
-  buenas, muestra and piezas).
-* v1: the three-player modes of seed 000, pata de gallo and destantado (`players=3`); actions
-  16..19 (`discard_0`..`discard_3`) appended after `mazo`, the ids 0..15 keep their meaning;
-  observation layout version 3 (the compact layout gains the `three_player` pieces, every
-  other piece keeps its meaning).  `truco_env/Truco-v0` stays registered for the same env.
+The name (`truco_v1`, Gymnasium/PettingZoo id `truco_env/Truco-v1`) is bumped whenever a change
+can alter what an agent learns (observations, actions, rules, rewards);
+`truco_env.observe.LAYOUT_VERSION` is bumped with any observation layout change, and a
+checkpoint of another layout version is refused by name.
+
+* v0 (layout versions 1-2): first release (argentino, trucoshi and uruguayo; 2/4/6 players,
+  flor, malas and buenas, muestra and piezas); layout 2 added the `recall` encoder.
+* v1 (layout version 5), three changes:
+  - the reads (issue 11, layout 3): every encoder gains the `reads` piece, what each player did
+    earlier in the match (calls, answers and mazos per hand, envido points shown after its own
+    calls), counted in the core (`core.READS`);
+  - pica-pica (issue 12, layout 4): knobs `pica_pica`, `pica_pica_players`,
+    `pica_pica_schedule` (docs/rules.md section 11; trucoshi plays it in 6-player matches); a
+    pica-pica hand is its duels one after another, only the two players of the duel in
+    progress act; the observation layout gains the `pica_pica` piece (zero outside
+    pica-pica); `view()` gains `pica_pica`, `hand_mano`, `duel`, `duels`; events gain `duel`,
+    hands the end reason `duels`;
+  - the three-player modes of seed 000 (issue 12, layout 5), pata de gallo and destantado
+    (`players=3`; knobs `mode` and `falta_points`, presets `pata_de_gallo` and `destantado`,
+    docs/rules.md section 12): actions 16..19 (`discard_0`..`discard_3`) appended after
+    `mazo`, the ids 0..15 keep their meaning; the observation layout gains the six
+    three-player pieces after `pica_pica` (`observe.ADDED_PIECES`; zero in the team games),
+    every other piece keeps its meaning; events gain `pass` and `discard`.
+  Shipped policies of layout 4 are carried to layout 5 with zero weights for the new inputs
+  and never-chosen discards (`python -m agents.pretrained migrate NAME`). Compact observations
+  have 638 floats, recall 1,622, infostate 4,606.
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import core as C
 from .cards import NUM_CARDS, card_str, parse_card
-from .rules import ACTIONS, NUM_ACTIONS, ConfigurationError, RuleSet, get_rules
+from .rules import ACTIONS, NUM_ACTIONS, ConfigurationError, RuleSet, get_rules, plays_pica_pica
 
 EPISODES = ("match", "hand")
 REWARDS = ("match", "points")
@@ -195,6 +195,7 @@ class Matches:
         if episode == "hand" and reward == "match":
             raise ValueError("bad value reward='match' with episode='hand'; a hand episode "
                              "has no match result: use reward='points'")
+        self.pica_pica = plays_pica_pica(rules, players)   # a ValueError where it cannot be
         self.n, self.players, self.rules = n, players, rules
         self.episode, self.reward = episode, reward
         self.random_mano = random_mano
@@ -363,6 +364,7 @@ class Matches:
             S[g, C.DONE] = 0
             S[g, C.WINNER] = -1
             S[g, C.HAND_NO] = 0
+            S[g, C.PICA_FROM] = -1
             manos[over] = self._first_manos(g)
         self._deal(games, manos)
 
@@ -478,7 +480,9 @@ def rules_to_dict(rules: RuleSet) -> dict:
 def rules_from_dict(d: dict) -> RuleSet:
     d = dict(d)
     name = d.pop("name", "argentino")
-    for k in ("players_allowed", "targets_allowed", "pieza_envido"):
+    # Records written before pica-pica existed (no such key) were played without it.
+    d.setdefault("pica_pica", False)
+    for k in ("players_allowed", "targets_allowed", "pieza_envido", "pica_pica_players"):
         if k in d:
             d[k] = tuple(d[k])
     return get_rules(name).replace(**d)

@@ -45,7 +45,7 @@ EVENT_SIZE = P6 + NUM_ACTIONS + NUM_CARDS
 HISTORY_MAX = 64
 #: Layout version of the encoders.  Bump it when any encoder's layout changes (a piece added,
 #: removed, resized, reordered or given another meaning); checkpoints record it.
-LAYOUT_VERSION = 3   # 3: the three_player pieces (issue 12)
+LAYOUT_VERSION = 5       # 3: the reads; 4: the pica_pica piece; 5: the three-player pieces (issue 12)
 #: The non-card actions (play_0..2 excluded), the "calls" of the recall encoder, in id order:
 #: call index = action id - 3.
 CALL_ACTIONS = ACTIONS[3:NUM_ACTIONS]
@@ -57,6 +57,11 @@ NUM_CALLS = len(CALL_ACTIONS)
 CALLS_MAX = 12
 #: One call: relative seat one-hot (6), call one-hot (13), baza one-hot (3).
 CALL_SIZE = P6 + NUM_CALLS + 3
+#: Floats per relative seat of the ``reads`` piece (core.READS counters turned into rates).
+READ_SIZE = 6
+#: The prior mean of the envido points a player shows after calling envido (about the mean of
+#: the hands that call), so that one showdown moves the read and none leaves it neutral.
+READ_PRIOR_POINTS = 27.0
 
 COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
     ("seat_from_mano", P6, "one-hot: my seat counted from the mano (0 = I am mano)"),
@@ -81,6 +86,16 @@ COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
                  "points the leader lacks / target]"),
     ("muestra", NUM_CARDS, "one-hot of the muestra (uruguayo), zero without one"),
     ("match", 2, "[target / 30, the match has malas and buenas]"),
+    ("reads", P6 * READ_SIZE + 1,
+     "what each player did earlier in this match (public), per relative seat: [envido-family "
+     "calls per hand, truco-family songs per hand, (quieros + 1) / (answers + 2), answers per "
+     "hand (rates per hand capped at 1), mazos per hand, (points said after its own envido calls + 27) / (such calls + 1) "
+     "/ 50]; then min(hands played, 20) / 20"),
+    # --- pica-pica (issue 12, item 3); zero in every other hand ---
+    ("pica_pica", 11, "[this hand is played as pica-pica duels, I play the duel in progress], "
+                      "the duel in progress one-hot (3), per duel [won by my team, by theirs]. "
+                      "In a duel the pieces above describe it as a 1v1 hand: players 2, my "
+                      "rival at relative seat 1, its cards, calls and points only"),
 ) + (
     # ---- three-player modes (issue 12): zero in team games except mode
     ("mode", 3, "one-hot: teams, pata de gallo, destantado"),
@@ -131,6 +146,7 @@ SUBFIELDS: dict[str, tuple[tuple[str, int], ...]] = {
     "score": (("mine", 1), ("theirs", 1), ("mine_buenas", 1), ("theirs_buenas", 1),
               ("lacks", 1)),
     "match": (("target", 1), ("buenas", 1)),
+    "pica_pica": (("on", 1), ("in_duel", 1), ("duel", 3), ("results", 6)),
     "calls": (("seat", P6), ("action", NUM_CALLS), ("baza", 3)),
     "gallo": (("discarding", 1), ("me", 1), ("seat", P6)),
     "answers": (("pending", 1), ("in_envido", 1)),
@@ -163,6 +179,8 @@ O_FLOR = _CO["my_flor"][0]; O_BAZA = _CO["baza"][0]; O_RES = _CO["baza_results"]
 O_CUR = _CO["current_baza"][0]; O_PLAYED = _CO["played_cards"][0]; O_TRUCO = _CO["truco"][0]
 O_ENVIDO = _CO["envido"][0]; O_FLORS = _CO["flor"][0]; O_PUB = _CO["public_points"][0]
 O_SCORE = _CO["score"][0]; O_MUESTRA = _CO["muestra"][0]; O_MATCH = _CO["match"][0]
+O_READS = _CO["reads"][0]
+O_PICA = _CO["pica_pica"][0]
 O_HIST = _IO["history"][0]
 O_MODE = _CO["mode"][0]; O_SEATSC = _CO["seat_scores"][0]; O_GALLO = _CO["gallo"][0]
 O_FOURTH = _CO["fourth_card"][0]; O_INHAND = _CO["in_hand"][0]; O_ANS = _CO["answers"][0]
@@ -174,10 +192,13 @@ M_COMPACT, M_INFOSTATE, M_RECALL = range(3)
 _SIZES = {"compact": COMPACT_SIZE, "infostate": INFOSTATE_SIZE, "recall": RECALL_SIZE}
 
 
-#: Pieces added by each layout version (issue 12: version 3), for migrating networks trained on
-#: an older layout (:func:`legacy_columns`).
+#: Pieces added by each layout version (3: the reads, issue 11; 4: pica-pica and 5: the
+#: three-player modes, issue 12), for migrating networks trained on an older layout
+#: (:func:`legacy_columns`).
 ADDED_PIECES: dict[int, tuple[str, ...]] = {
-    3: ("mode", "seat_scores", "gallo", "fourth_card", "in_hand", "answers"),
+    3: ("reads",),
+    4: ("pica_pica",),
+    5: ("mode", "seat_scores", "gallo", "fourth_card", "in_hand", "answers"),
 }
 
 
@@ -207,6 +228,18 @@ def encoder_for_size(n: int) -> str:
     known = ", ".join(f"{size} ({kind})" for kind, size in _SIZES.items())
     raise ValueError(f"no encoder has observations of size {n}; the sizes of layout version "
                      f"{LAYOUT_VERSION} are {known} (trained on an older layout?)")
+
+
+@nb.njit(cache=True, inline="always")
+def _rel(p, seat, P, pica, da, db, rival):
+    """Relative seat of ``p`` from ``seat`` (0 = me); in a pica-pica duel only its two seats
+    count (-1 for the others), and a player of the duel has his rival at 1."""
+    if pica:
+        if p != da and p != db:
+            return -1
+        if rival >= 0:
+            return 0 if p == seat else 1
+    return (p - seat) % P
 
 
 @nb.njit(cache=True)
@@ -241,8 +274,26 @@ def _encode(S, K, g, seat, o, mode):
         o[i] = 0.0
     P = S[g, C.NPLAYERS]
     me = S[g, C.TEAM + seat]
-    o[O_SEAT + (seat - S[g, C.MANO]) % P] = 1.0
-    o[O_PLAYERS + P - 1] = 1.0
+    # Pica-pica: only the duel in progress is on the table (its two seats); a player of it sees
+    # it as a 1v1 hand (rival at relative seat 1), anyone else from his own seat.
+    pica = S[g, C.PICA] == 1
+    da = -1
+    db = -1
+    rival = -1
+    if pica:
+        d = S[g, C.DUEL]
+        da = S[g, C.DUEL_SEAT + 2 * d]
+        db = S[g, C.DUEL_SEAT + 2 * d + 1]
+        if seat == da:
+            rival = db
+        elif seat == db:
+            rival = da
+    if rival >= 0:
+        o[O_SEAT + (0 if seat == S[g, C.MANO] else 1)] = 1.0
+        o[O_PLAYERS + 1] = 1.0
+    else:
+        o[O_SEAT + (seat - S[g, C.MANO]) % P] = 1.0
+        o[O_PLAYERS + P - 1] = 1.0
     over = S[g, C.HAND_OVER] == 1
     if not over and S[g, C.ACTOR] == seat:
         o[O_TOACT] = 1.0
@@ -267,11 +318,14 @@ def _encode(S, K, g, seat, o, mode):
         for p in range(P):
             c = S[g, C.BAZA_CARD + bb * C.P_MAX + p]
             if c >= 0:
-                o[O_PLAYED + c] = 1.0
+                o[O_PLAYED + c] = 1.0     # every card of the hand (all duels: on the table)
+                r = _rel(p, seat, P, pica, da, db, rival)
+                if r < 0:
+                    continue
                 if bb == b:
-                    o[O_CUR + 40 * ((p - seat) % P) + c] = 1.0
+                    o[O_CUR + 40 * r + c] = 1.0
                 if mode == M_RECALL:
-                    o[O_BAZAS + 40 * (bb * P6 + (p - seat) % P) + c] = 1.0
+                    o[O_BAZAS + 40 * (bb * P6 + r) + c] = 1.0
     o[O_TRUCO + S[g, C.TRUCO_LEVEL]] = 1.0
     o[O_TRUCO + 4 + S[g, C.TRUCO_PENDING]] = 1.0
     if S[g, C.TRUCO_OWNER] >= 0:
@@ -288,6 +342,8 @@ def _encode(S, K, g, seat, o, mode):
     best_mine = -1
     best_theirs = -1
     for p in range(P):
+        if pica and p != da and p != db:
+            continue
         if S[g, C.SUNG + p] == 1:
             o[O_FLORS + (4 if S[g, C.TEAM + p] == me else 5)] = 1.0
         v = S[g, C.PUBLIC + p]
@@ -325,10 +381,40 @@ def _encode(S, K, g, seat, o, mode):
     o[O_MATCH + 1] = K[K_BUENAS]
     if gmode == MODE_TEAMS:
         o[O_MODE] = 1.0
+    hands = max(S[g, C.HAND_NO], 1)
+    for p in range(P):
+        rel = _rel(p, seat, P, pica, da, db, rival)
+        if rel < 0:                # a duel shows its two players only
+            continue
+        r = C.READS + C.READ_N * p
+        base = O_READS + READ_SIZE * rel
+        yes = S[g, r + C.READ_QUIERO]
+        answers = yes + S[g, r + C.READ_NO_QUIERO]
+        o[base] = min(S[g, r + C.READ_ENVIDO] / hands, 1.0)
+        o[base + 1] = min(S[g, r + C.READ_TRUCO] / hands, 1.0)
+        o[base + 2] = (yes + 1.0) / (answers + 2.0)
+        o[base + 3] = min(answers / hands, 1.0)
+        o[base + 4] = S[g, r + C.READ_MAZO] / hands
+        o[base + 5] = (S[g, r + C.READ_SHOWN_PTS] + READ_PRIOR_POINTS) \
+            / (S[g, r + C.READ_SHOWN] + 1.0) / POINTS_SCALE
+    o[O_READS + P6 * READ_SIZE] = min(max(S[g, C.HAND_NO] - 1, 0), 20) / 20.0
+    first = 0                      # pica-pica: the history starts with the duel in progress
+    if pica:
+        o[O_PICA] = 1.0
+        o[O_PICA + 1] = 1.0 if rival >= 0 else 0.0
+        o[O_PICA + 2 + S[g, C.DUEL]] = 1.0
+        for dd in range(3):
+            w = S[g, C.DUEL_WINNER + dd]
+            if w >= 0:
+                o[O_PICA + 5 + 2 * dd + (0 if w == me else 1)] = 1.0
+        for i in range(S[g, C.LOG_LEN]):
+            kind, _, _, a, _ = C.unpack_event(S[g, C.LOG + i])
+            if kind == C.EV_DUEL and a == 0:
+                first = i
     if mode == M_RECALL:
         e = 0
         cur = 0                    # the baza in progress when the event happened
-        for i in range(S[g, C.LOG_LEN]):
+        for i in range(first, S[g, C.LOG_LEN]):
             kind, q, _, a, _ = C.unpack_event(S[g, C.LOG + i])
             if kind == C.EV_BAZA:
                 cur = min(a + 1, 2)
@@ -342,18 +428,18 @@ def _encode(S, K, g, seat, o, mode):
                 for j in range(CALL_SIZE):
                     o[O_CALLS + e * CALL_SIZE + j] = 0.0
             base = O_CALLS + e * CALL_SIZE
-            o[base + (q - seat) % P] = 1.0
+            o[base + _rel(q, seat, P, pica, da, db, rival)] = 1.0
             o[base + P6 + a - 3] = 1.0
             o[base + P6 + NUM_CALLS + cur] = 1.0
             e += 1
     elif mode == M_INFOSTATE:
         e = 0
-        for i in range(S[g, C.LOG_LEN]):
+        for i in range(first, S[g, C.LOG_LEN]):
             kind, q, _, a, card = C.unpack_event(S[g, C.LOG + i])
             if kind != C.EV_ACTION or e >= HISTORY_MAX:
                 continue
             base = O_HIST + e * EVENT_SIZE
-            o[base + (q - seat) % P] = 1.0
+            o[base + _rel(q, seat, P, pica, da, db, rival)] = 1.0
             o[base + P6 + a] = 1.0
             if a <= 2:
                 o[base + P6 + NUM_ACTIONS + card] = 1.0

@@ -53,7 +53,7 @@ TRUCO_NO_QUIERO = (0, 1, 2, 3)
 PRESETS = ("argentino", "trucoshi", "uruguayo", "pata_de_gallo", "destantado")
 
 #: Modes of play (knob ``mode``): two or three teams of partners (``"teams"``), or a
-#: three-player mode of seed 000 (docs/rules.md section 11).
+#: three-player mode of seed 000 (docs/rules.md section 12).
 MODES = ("teams", "pata_de_gallo", "destantado")
 MODE_TEAMS, MODE_PATA, MODE_DESTANTADO = range(3)
 THREE_PLAYER_MODES = ("pata_de_gallo", "destantado")
@@ -76,6 +76,9 @@ class RuleTables(NamedTuple):
     truco_no_quiero: np.ndarray   # [4]: points to the caller when that level is rejected
 _FALTA_RULES = ("malas", "leader")
 _RESTO_RULES = ("leader", "match")
+# --- pica-pica (issue 12, item 3) ---
+#: Pica-pica schedules; the index + 1 is the core's K_PICA value (0: pica-pica off).
+PICA_SCHEDULES = ("buenas", "alternate")
 
 
 @dataclass(frozen=True)
@@ -107,9 +110,20 @@ class RuleSet:
         pieza_envido: envido values of the piezas 2, 4, 5, 11, 10 (uruguayo; the sota's 26
             follows seed 004, seed 001 gives 27).
         envido_chain / truco_quiero / truco_no_quiero: the betting tables (module constants).
+        pica_pica: team games where some hands are played as 1v1 duels between opposite
+            players (docs/rules.md section 11): ``False`` off, ``True`` on (the player count
+            must be one of ``pica_pica_players``, else the match is a ``ValueError``), ``None``
+            on exactly when the player count is one of ``pica_pica_players`` (trucoshi).
+            Pica-pica is a team game: ``True`` with a three-player mode is a
+            :class:`ConfigurationError`.
+        pica_pica_players: player counts that play pica-pica (argentino 4 and 6, trucoshi 6).
+        pica_pica_schedule: which hands are duels: ``"buenas"`` (argentino, seed 000: "a partir
+            de la segunda ronda y hasta llegar a las buenas": every hand after the first round,
+            while no side has passed half the target) or ``"alternate"`` (trucoshi: once a side
+            has half of the half target rounded up, every other hand, the first one at once).
         mode: ``"teams"`` (2, 4 or 6 players in two teams), ``"pata_de_gallo"`` (3 players: the
             dealer, the gallo, alone against the other two; points per player) or
-            ``"destantado"`` (3 players each alone, from 10 down to 0); docs/rules.md section 11.
+            ``"destantado"`` (3 players each alone, from 10 down to 0); docs/rules.md section 12.
         falta_points: a fixed value of an accepted falta envido (destantado: 6); 0 = the
             ``falta_rule``.
     """
@@ -131,7 +145,11 @@ class RuleSet:
     achico: int = 3
     muestra: bool = False
     pieza_envido: tuple[int, ...] = (30, 29, 28, 27, 26)
-    # ---- three-player modes (issue 12)
+    # --- pica-pica (issue 12, item 3) ---
+    pica_pica: bool | None = False
+    pica_pica_players: tuple[int, ...] = (4, 6)
+    pica_pica_schedule: str = "buenas"
+    # ---- three-player modes (issue 12, items 1-2)
     mode: str = "teams"
     falta_points: int = 0
     envido_chain: tuple[tuple[str, int, int], ...] = field(default=ENVIDO_CHAIN, repr=False)
@@ -160,6 +178,15 @@ class RuleSet:
         if not (isinstance(pe, tuple) and len(pe) == 5 and all(
                 isinstance(v, int) and not isinstance(v, bool) and 20 <= v <= 40 for v in pe)):
             raise bad("pieza_envido", pe, "a tuple of 5 integers in 20..40 (for 2, 4, 5, 11, 10)")
+        if self.pica_pica not in (None, True, False):
+            raise bad("pica_pica", self.pica_pica, "True, False or None")
+        pp = self.pica_pica_players
+        if not (isinstance(pp, tuple) and pp and all(p in (4, 6) for p in pp)):
+            raise bad("pica_pica_players", pp, "a non-empty tuple of 4 and/or 6 (team games "
+                      "with players facing each other)")
+        if self.pica_pica_schedule not in PICA_SCHEDULES:
+            raise bad("pica_pica_schedule", self.pica_pica_schedule,
+                      f"one of {list(PICA_SCHEDULES)}")
         if self.mode not in MODES:
             raise ConfigurationError(f"rules {self.name!r}: bad value mode={self.mode!r}; "
                                      f"expected one of {list(MODES)}")
@@ -171,6 +198,11 @@ class RuleSet:
             if self.muestra:
                 raise ConfigurationError(f"rules {self.name!r}: bad value muestra=True for mode "
                                          f"{self.mode!r}; expected False (no muestra)")
+            if self.pica_pica is True:
+                raise ConfigurationError(
+                    f"rules {self.name!r}: bad value pica_pica=True for mode {self.mode!r}; "
+                    f"expected False: pica-pica pairs the players of two teams in duels "
+                    f"(4 or 6 players), the three-player modes have no teams of partners")
         elif 3 in self.players_allowed:
             raise ConfigurationError(f"rules {self.name!r}: bad value players_allowed="
                                      f"{self.players_allowed!r} for mode 'teams'; three players "
@@ -214,6 +246,10 @@ class RuleSet:
             self.flor_vs_flor, self.contraflor_quiero, self.contraflor_no_quiero,
             _RESTO_RULES.index(self.contraflor_resto), self.contraflor_resto_no_quiero,
             self.achico, int(self.muestra), *self.pieza_envido,
+            # pica-pica: schedule (0 off) and the player counts that play it, as a bit mask
+            0 if self.pica_pica is False else PICA_SCHEDULES.index(self.pica_pica_schedule) + 1,
+            sum(1 << p for p in self.pica_pica_players),
+            # three-player modes
             MODES.index(self.mode), self.falta_points,
         ], dtype=np.int32)
         return RuleTables(
@@ -229,8 +265,10 @@ class RuleSet:
 # Indices into the knob vector of RuleSet.tables() (read by the core).
 K_TARGET, K_BUENAS, K_FLOR, K_FALTA, K_FLOR_PTS, K_FLOR_EACH, K_FLOR_VS, K_CF_Q, K_CF_NQ, \
     K_RESTO, K_RESTO_NQ, K_ACHICO, K_MUESTRA, K_PIEZA_ENV = range(14)  # K_PIEZA_ENV: 5 values
-# Three-player modes (issue 12), after the 5 pieza values.
-K_MODE, K_FALTA_POINTS = K_PIEZA_ENV + 5, K_PIEZA_ENV + 6
+# --- pica-pica (issue 12, item 3): after the 5 pieza values ---
+K_PICA, K_PICA_PLAYERS = K_PIEZA_ENV + 5, K_PIEZA_ENV + 6
+# Three-player modes (issue 12, items 1-2), after pica-pica's.
+K_MODE, K_FALTA_POINTS = K_PIEZA_ENV + 7, K_PIEZA_ENV + 8
 
 _PRESETS: dict[str, RuleSet] = {
     "argentino": RuleSet(),
@@ -238,6 +276,7 @@ _PRESETS: dict[str, RuleSet] = {
         name="trucoshi", targets_allowed=(18, 24, 30), target=18, buenas=True, flor=True,
         falta_rule="leader", flor_each=False, flor_vs_flor=4, contraflor_no_quiero=4,
         contraflor_resto="match", contraflor_resto_no_quiero=6,
+        pica_pica=None, pica_pica_players=(6,), pica_pica_schedule="alternate",
     ),
     # Seed 004 (then 001): muestra and piezas, flor on, "con flor envido" = contraflor,
     # "con flor envido la falta" = contraflor_al_resto, chico of 30, falta = leader lacks.
@@ -245,7 +284,7 @@ _PRESETS: dict[str, RuleSet] = {
         name="uruguayo", targets_allowed=(30,), target=30, buenas=False, flor=True,
         falta_rule="leader", muestra=True,
     ),
-    # ---- three-player modes of seed 000 "Modos Especiales" (docs/rules.md section 11).
+    # ---- three-player modes of seed 000 "Modos Especiales" (docs/rules.md section 12).
     # Pata de gallo: argentino's betting, targets and malas/buenas, points per player.
     "pata_de_gallo": RuleSet(name="pata_de_gallo", players_allowed=(3,), mode="pata_de_gallo"),
     # Destantado: everybody starts at 10 ("inician con 10 puntos"), the first to 0 wins; the
@@ -280,3 +319,17 @@ def get_rules(rules: str | RuleSet = "argentino", **knobs: Any) -> RuleSet:
         raise ValueError(f"bad value target={knobs['target']!r} for rules {base.name!r}; "
                          f"expected one of {list(base.targets_allowed)}")
     return base.replace(**knobs) if knobs else base
+
+
+def plays_pica_pica(rules: RuleSet, players: int) -> bool:
+    """Whether a match of ``players`` under ``rules`` has pica-pica hands; ``pica_pica=True``
+    with a player count outside ``pica_pica_players`` is a ``ValueError`` naming both.
+
+    >>> plays_pica_pica(get_rules("trucoshi"), 6), plays_pica_pica(get_rules("trucoshi"), 4)
+    (True, False)
+    """
+    if rules.pica_pica is True and players not in rules.pica_pica_players:
+        raise ValueError(f"bad value pica_pica=True with players={players!r} (rules "
+                         f"{rules.name!r}); pica-pica is played by teams facing each other: "
+                         f"expected players in {list(rules.pica_pica_players)}")
+    return rules.pica_pica is not False and players in rules.pica_pica_players

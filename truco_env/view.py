@@ -68,6 +68,65 @@ def hand_events(S: np.ndarray, g: int, start: int = 0) -> list[dict[str, Any]]:
                         "team": team if team >= 0 else None})
         elif kind == C.EV_MATCH_END:
             out.append({"event": "match_end", "team": team, "score": value})
+        elif kind == C.EV_DUEL:      # pica-pica: a duel starts (reason None) or ends
+            out.append({"event": "duel", "duel": detail, "mano": seat,
+                        "reason": C.END_NAMES[value] if value > 0 else None,
+                        "team": team if team >= 0 else None})
+    return out
+
+
+def duels(S: np.ndarray, g: int, events: list[dict] | None = None) -> list[dict]:
+    """Pica-pica: the duels of game ``g``'s hand (``[]`` in a normal hand), each ``{"duel",
+    "seats": [mano, rival], "table": its bazas as lists of (seat, card), "calls": its songs
+    and answers as (seat, action), "winner": team or
+    None, "end_reason": None while it goes on}``; everything in it is on the table."""
+    if S[g, C.PICA] != 1:
+        return []
+    out = [{"duel": d, "seats": [int(S[g, C.DUEL_SEAT + 2 * d]),
+                                 int(S[g, C.DUEL_SEAT + 2 * d + 1])],
+            "table": [], "calls": [], "winner": None, "end_reason": None}
+           for d in range(int(S[g, C.NDUELS]))]
+    cur, open_baza = -1, False
+    for e in (hand_events(S, g) if events is None else events):
+        if e["event"] == "duel":
+            cur = e["duel"]
+            open_baza = False
+            if e["reason"] is not None:
+                out[cur]["winner"], out[cur]["end_reason"] = e["team"], e["reason"]
+        elif e["event"] == "action" and e["card"] is not None and cur >= 0:
+            if not open_baza:
+                out[cur]["table"].append([])
+                open_baza = True
+            out[cur]["table"][-1].append((e["seat"], e["card"]))
+        elif e["event"] == "action" and cur >= 0:
+            out[cur]["calls"].append((e["seat"], e["action"]))
+        elif e["event"] == "baza":
+            open_baza = False
+    return out
+
+
+def hand_points_by_source(S: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """Points each team scored in the hand of each game of ``games`` (whose hand is over, or in
+    progress), by source: ``int64[len(games), T_MAX, 3]``, sources in ``core.SOURCE_NAMES``
+    order (envido, flor, truco), read from the hand's ``EV_POINTS`` events.
+
+    >>> from truco_env.game import Matches
+    >>> from truco_env.rules import get_rules
+    >>> m = Matches(1, 2, get_rules("argentino")); m.reset(seed=0)
+    >>> _ = m.step(np.array([C.A_MAZO]))             # the mano goes to the mazo: 1 truco point
+    >>> hand_points_by_source(m.S, np.array([0]))[0, :2].tolist()
+    [[0, 0, 0], [0, 0, 1]]
+    """
+    games = np.asarray(games, dtype=np.int64)
+    out = np.zeros((len(games), C.T_MAX, len(C.SOURCE_NAMES)), dtype=np.int64)
+    if len(games) == 0:
+        return out
+    n = S[games, C.LOG_LEN].astype(np.int64)
+    log = S[games, C.LOG:C.LOG + C.LOG_MAX].astype(np.int64)
+    kind, _, team, value, detail = C.unpack_event.py_func(log)
+    hit = (kind == C.EV_POINTS) & (np.arange(C.LOG_MAX)[None, :] < n[:, None]) & (team >= 0)
+    rows, cols = np.nonzero(hit)
+    np.add.at(out, (rows, team[rows, cols], detail[rows, cols]), value[rows, cols])
     return out
 
 
@@ -88,6 +147,10 @@ def decode_view(game: Any, g: int, seat: int) -> dict:
     P = int(S[g, C.NPLAYERS])
     mode = getattr(game.rules, "mode", "teams")
     per_seat = mode != "teams"
+    pica = bool(S[g, C.PICA])
+    duel = int(S[g, C.DUEL]) if pica else -1
+    in_duel = ((int(S[g, C.DUEL_SEAT + 2 * duel]), int(S[g, C.DUEL_SEAT + 2 * duel + 1]))
+               if pica else tuple(range(P)))
     hand = [card_str(S[g, C.HAND + 3 * seat + k]) if S[g, C.PLAYED + 3 * seat + k] < 0 else None
             for k in range(3)]
     if S[g, C.DISCARDING] == 1 and seat == S[g, C.GALLO]:
@@ -101,12 +164,16 @@ def decode_view(game: Any, g: int, seat: int) -> dict:
         for i in range(P):
             p = (lead + i) % P
             c = S[g, C.BAZA_CARD + b * C.P_MAX + p]
-            if c >= 0:
+            if c >= 0 and p in in_duel:       # pica-pica: the duel in progress only
                 row.append((p, card_str(c)))
         if row:
             table.append(row)
     events = hand_events(S, g)
-    calls = [(e["seat"], e["action"]) for e in events
+    first = 0            # pica-pica: the calls of the duel in progress
+    for i, e in enumerate(events):
+        if e["event"] == "duel" and e["reason"] is None:
+            first = i
+    calls = [(e["seat"], e["action"]) for e in events[first:]
              if e["event"] == "action" and e["card"] is None]
     public = {p: int(S[g, C.PUBLIC + p]) for p in range(P) if S[g, C.PUBLIC + p] >= 0}
     results = []
@@ -164,6 +231,11 @@ def decode_view(game: Any, g: int, seat: int) -> dict:
         "done": bool(S[g, C.DONE]),
         "winner": int(S[g, C.WINNER]) if S[g, C.WINNER] >= 0 else None,
         "muestra": card_str(S[g, C.MUESTRA]) if S[g, C.MUESTRA] >= 0 else None,
+        # pica-pica (issue 12): table, calls... above are the duel in progress's
+        "pica_pica": pica,
+        "hand_mano": int(S[g, C.HAND_MANO]),
+        "duel": duel if pica else None,
+        "duels": duels(S, g, events),
         **extra,
     }
 
@@ -268,6 +340,8 @@ def format_view(view: Mapping, me: int | None = None,
         + (" · out of the hand: " + ", ".join(seat_name(p, me, P, teams) for p in view["out"])
            if view.get("out") else ""),
     ]
+    if view.get("pica_pica"):
+        lines += pica_lines(view, me)
     if view["calls"]:
         lines.append("Calls: " + ", ".join(f"{seat_name(p, me, P, teams)} {a}"
                                            for p, a in view["calls"]))
@@ -307,6 +381,24 @@ def format_view(view: Mapping, me: int | None = None,
     return "\n".join(lines)
 
 
+def pica_lines(view: Mapping, me: int | None) -> list[str]:
+    """Pica-pica: one line a duel (who plays whom, its cards, its result)."""
+    P = view["players"]
+    out = []
+    for d in view["duels"]:
+        a, b = d["seats"]
+        state = ("in progress" if d["duel"] == view["duel"] and not view["hand_over"]
+                 else "to come" if d["end_reason"] is None else
+                 f"{team_name(d['winner'], me)} won it ({d['end_reason']})")
+        cards = " | ".join(", ".join(f"{seat_name(p, me, P)} {c}" for p, c in row)
+                           for row in d["table"])
+        calls = ", ".join(f"{seat_name(p, me, P)} {x}" for p, x in d["calls"])
+        out.append(f"Pica-pica duel {d['duel'] + 1}: {seat_name(a, me, P)} vs "
+                   f"{seat_name(b, me, P)}, {state}" + (f": {cards}" if cards else "")
+                   + (f" (calls: {calls})" if calls else ""))
+    return out
+
+
 def render_text(game: Any, g: int, seat: int | None = None) -> str:
     """The hand as text; with ``seat``, from that seat (other unplayed cards hidden)."""
     rules = game.rules
@@ -335,6 +427,8 @@ def hand_summary(view: Mapping, me: int | None) -> str:
     P = view["players"]
     teams = view.get("teams")
     lines = [f"--- Hand {view['hand_number']} over ({view['end_reason']}) ---"]
+    if view.get("pica_pica"):
+        lines += ["  " + x for x in pica_lines(view, me)]
     for b, row in enumerate(view["table"]):
         lines.append(f"  baza {b + 1}: " + ", ".join(f"{seat_name(p, me, P, teams)} {c}" for p, c in row)
                      + baza_result_text(view["baza_results"][b], me, view))

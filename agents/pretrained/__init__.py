@@ -4,7 +4,8 @@ Each ``NAME.pt`` holds the final policy of a ``train.py`` config, weights only (
 critic or pool), in float16, with the game it was trained for and its observation layout
 version.  :func:`names` lists them; the README has their tournament table.  A file whose layout
 version differs from :data:`truco_env.observe.LAYOUT_VERSION` is refused with a named error
-(the shipped files are retrained whenever the layout changes).
+(the shipped files are retrained when the layout changes, or carried over exactly by
+:func:`migrate` when the change only added pieces and actions).
 
 Export a run's policy (what the maintainers do after a training run)::
 
@@ -55,43 +56,49 @@ def export(run_dir: str | Path, name: str, out_dir: Path = HERE) -> Path:
 
 
 def migrate(name: str, out_dir: Path = HERE) -> Path:
-    """Rewrite a shipped policy of an older observation layout for this one, exactly.
+    """Rewrite a shipped policy of an older observation layout for this one, exactly; the one
+    way a shipped policy crosses a layout version (``python -m agents.pretrained migrate NAME``).
 
-    Layout versions only add pieces and actions (``truco_env.observe.ADDED_PIECES``, actions
-    appended after ``mazo``): the first layer gets zero weights on the added inputs and the
-    policy head zero rows for the added actions, so the network computes the same logits for
-    every old action in every game the old layout could describe.
+    Layout versions after 2 only add pieces (``truco_env.observe.ADDED_PIECES``: 3 the reads,
+    4 ``pica_pica``, 5 the three-player pieces) and actions (the discards, appended after
+    ``mazo``): the first layer gets zero weights on the added inputs and the policy head zero
+    rows for the added actions (illegal in every game the old policy played, so never chosen),
+    so the network computes the same logits for every old action in every game the old layout
+    could describe (the history and calls pieces keep the first 16 actions: the discards are
+    never in them).  Any other layout change needs a retrained policy.
     """
     import torch
-    from truco_env.observe import LAYOUT_VERSION, legacy_columns
+    from agents.ppo_policy import save_checkpoint
+    from truco_env.observe import LAYOUT_VERSION, Encoder, legacy_columns
     from truco_env.rules import NUM_ACTIONS
-    ckpt = torch.load(HERE / f"{name}.pt", map_location="cpu", weights_only=True)
-    old = ckpt.get("layout_version", 1)
-    if old == LAYOUT_VERSION:
-        return HERE / f"{name}.pt"
+    ckpt = torch.load(path_of(name), map_location="cpu", weights_only=True)
+    old = int(ckpt.get("layout_version", 1))
+    out = Path(out_dir) / f"{name}.pt"
+    if old == LAYOUT_VERSION and int(ckpt["num_actions"]) == NUM_ACTIONS:
+        if out.resolve() != path_of(name).resolve():
+            save_checkpoint(out, {k: v for k, v in ckpt.items()
+                                  if k not in ("format", "layout_version")})
+        return out
     kind = ckpt["game"]["observation"]
     cols = torch.as_tensor(legacy_columns(kind, old))
-    if len(cols) != ckpt["obs_size"]:
+    if len(cols) != int(ckpt["obs_size"]):
         raise ValueError(f"{name}: {ckpt['obs_size']} inputs, but layout {old} of {kind!r} "
                          f"has {len(cols)}")
-    from truco_env.observe import Encoder
     size = Encoder(kind).size
     m = dict(ckpt["model"])
-    w = m["trunk.0.weight"]
+    first = next(k for k, v in m.items() if k.endswith("weight") and v.ndim == 2)
+    w = m[first]
     nw = torch.zeros((w.shape[0], size), dtype=w.dtype)
     nw[:, cols] = w
-    m["trunk.0.weight"] = nw
+    m[first] = nw
     pw, pb = m["policy.weight"], m["policy.bias"]
-    m["policy.weight"] = torch.cat([pw, torch.zeros((NUM_ACTIONS - pw.shape[0], pw.shape[1]),
-                                                    dtype=pw.dtype)])
-    m["policy.bias"] = torch.cat([pb, torch.zeros(NUM_ACTIONS - pb.shape[0], dtype=pb.dtype)])
-    from agents.ppo_policy import save_checkpoint
-    out = Path(out_dir) / f"{name}.pt"
-    game = dict(ckpt["game"])
-    game.setdefault("mode", "teams")
-    save_checkpoint(out, {"model": m, "obs_size": size, "num_actions": NUM_ACTIONS,
-                          "hidden": list(ckpt["hidden"]), "game": game,
-                          "migrated_from_layout": old})
+    add = NUM_ACTIONS - pw.shape[0]
+    m["policy.weight"] = torch.cat([pw, torch.zeros((add, pw.shape[1]), dtype=pw.dtype)])
+    m["policy.bias"] = torch.cat([pb, torch.zeros(add, dtype=pb.dtype)])
+    payload = {k: v for k, v in ckpt.items() if k not in ("format", "layout_version")}
+    payload.update(model=m, obs_size=size, num_actions=NUM_ACTIONS,
+                   migrated_from_layout=int(ckpt.get("migrated_from_layout", old)))
+    save_checkpoint(out, payload)
     out.chmod(0o644)
     return out
 

@@ -11,7 +11,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv  # noqa:
 # "module:id": Gymnasium imports ``agents`` (which registers the id) before looking the id up,
 # in this process and in every SubprocVecEnv worker (spawned workers start with an empty
 # registry).
-ENV_ID = "agents:truco_env/Truco-v0"
+ENV_ID = "agents:truco_env/Truco-v1"
 KW = dict(opponent="random", target=9)
 
 
@@ -35,9 +35,9 @@ def test_maskable_ppo_make_vec_env(vec_env_cls):
 
 
 def test_plain_id_after_importing_agents():
-    import agents  # noqa: F401  (registers truco_env/Truco-v0 in this process)
+    import agents  # noqa: F401  (registers truco_env/Truco-v1 in this process)
 
-    venv = make_vec_env("truco_env/Truco-v0", n_envs=2, seed=0, env_kwargs=KW)
+    venv = make_vec_env("truco_env/Truco-v1", n_envs=2, seed=0, env_kwargs=KW)
     model = sb3_contrib.MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=32, n_epochs=1,
                                     seed=0, verbose=0, device="cpu")
     model.learn(total_timesteps=64)
