@@ -357,43 +357,51 @@ def hand_points(hands: np.ndarray, tables: RuleTables, muestra: int = -1
 
 
 @nb.njit(cache=True)
+def _fresh_play(S, g, mano):
+    """The play of a new hand (or pica-pica duel) led by ``mano``: no baza played, no truco,
+    envido or flor sung.  The one place that says what a hand starts from."""
+    S[g, MANO] = mano
+    S[g, TURN] = mano
+    S[g, ACTOR] = mano
+    S[g, LEAD] = mano
+    S[g, BAZA] = 0
+    S[g, NCARDS] = 0
+    S[g, BEST_SEAT] = -1
+    S[g, BEST_RANK] = -1
+    S[g, BEST_TIE] = 0
+    for b in range(3):
+        S[g, RESULT + b] = -2
+        S[g, BAZA_LEAD + b] = -1
+    S[g, BAZA_LEAD] = mano
+    S[g, TRUCO_LEVEL] = 0
+    S[g, TRUCO_OWNER] = -1
+    S[g, TRUCO_PENDING] = 0
+    S[g, TRUCO_CALLER] = -1
+    S[g, TRUCO_ANSWERER] = -1
+    S[g, ENVIDO_CHAIN_ID] = 0
+    S[g, ENVIDO_PENDING] = 0
+    S[g, ENVIDO_CLOSED] = 0
+    S[g, ENVIDO_CALLER] = -1
+    S[g, ENVIDO_ANSWERER] = -1
+    S[g, ENVIDO_WINNER] = -1
+    S[g, FLOR_STATE] = 0
+    S[g, FLOR_FIRST] = -1
+    S[g, FLOR_OPP] = -1
+    S[g, FLOR_CALLER] = -1
+    S[g, FLOR_DONE] = 0
+    for t in range(T_MAX):
+        S[g, FLOR_SCORED + t] = 0
+
+
+@nb.njit(cache=True)
 def _start_hand(S, K, games, decks, manos):
     for i in range(games.shape[0]):
         g = games[i]
         P = S[g, NPLAYERS]
         _update_reads(S, g)
         mano = manos[i]
-        S[g, MANO] = mano
-        S[g, TURN] = mano
-        S[g, ACTOR] = mano
-        S[g, LEAD] = mano
-        S[g, BAZA] = 0
-        S[g, NCARDS] = 0
-        S[g, BEST_SEAT] = -1
-        S[g, BEST_RANK] = -1
-        S[g, BEST_TIE] = 0
-        for b in range(3):
-            S[g, RESULT + b] = -2
-            S[g, BAZA_LEAD + b] = -1
-        S[g, BAZA_LEAD] = mano
-        S[g, TRUCO_LEVEL] = 0
-        S[g, TRUCO_OWNER] = -1
-        S[g, TRUCO_PENDING] = 0
-        S[g, TRUCO_CALLER] = -1
-        S[g, TRUCO_ANSWERER] = -1
-        S[g, ENVIDO_CHAIN_ID] = 0
-        S[g, ENVIDO_PENDING] = 0
-        S[g, ENVIDO_CLOSED] = 0
-        S[g, ENVIDO_CALLER] = -1
-        S[g, ENVIDO_ANSWERER] = -1
-        S[g, ENVIDO_WINNER] = -1
-        S[g, FLOR_STATE] = 0
-        S[g, FLOR_FIRST] = -1
-        S[g, FLOR_OPP] = -1
-        S[g, FLOR_CALLER] = -1
-        S[g, FLOR_DONE] = 0
+        _fresh_play(S, g, mano)
         for t in range(T_MAX):
-            S[g, FLOR_SCORED + t] = 0
             S[g, HAND_PTS + t] = 0
         for p in range(P_MAX):
             S[g, ACTED + p] = 0
@@ -525,37 +533,7 @@ def _start_duel(S, g, d):
     S[g, HAND_SEATS] = 2
     S[g, NEXT + a] = b
     S[g, NEXT + b] = a
-    S[g, MANO] = a
-    S[g, TURN] = a
-    S[g, ACTOR] = a
-    S[g, LEAD] = a
-    S[g, BAZA] = 0
-    S[g, NCARDS] = 0
-    S[g, BEST_SEAT] = -1
-    S[g, BEST_RANK] = -1
-    S[g, BEST_TIE] = 0
-    for k in range(3):
-        S[g, RESULT + k] = -2
-        S[g, BAZA_LEAD + k] = -1
-    S[g, BAZA_LEAD] = a
-    S[g, TRUCO_LEVEL] = 0
-    S[g, TRUCO_OWNER] = -1
-    S[g, TRUCO_PENDING] = 0
-    S[g, TRUCO_CALLER] = -1
-    S[g, TRUCO_ANSWERER] = -1
-    S[g, ENVIDO_CHAIN_ID] = 0
-    S[g, ENVIDO_PENDING] = 0
-    S[g, ENVIDO_CLOSED] = 0
-    S[g, ENVIDO_CALLER] = -1
-    S[g, ENVIDO_ANSWERER] = -1
-    S[g, ENVIDO_WINNER] = -1
-    S[g, FLOR_STATE] = 0
-    S[g, FLOR_FIRST] = -1
-    S[g, FLOR_OPP] = -1
-    S[g, FLOR_CALLER] = -1
-    S[g, FLOR_DONE] = 0
-    for t in range(T_MAX):
-        S[g, FLOR_SCORED + t] = 0
+    _fresh_play(S, g, a)
     _log(S, g, EV_DUEL, a, -1, 0, d)
 
 
