@@ -10,8 +10,11 @@ team-relative features, so partners in 2v2 and 3v3 share it); it reads the ``obs
 encoder (default ``recall``: who played which card, the calls in order).  Each game of the vector
 environment is either a self-play game (every seat is the learner and every transition is
 trained) or a game against an opponent: a past snapshot (a population spanning the whole run,
-chosen by PFSP), the heuristic, a training style of :mod:`agents.zoo` or random
-(:mod:`training.pool`); there only the learner's team is trained.
+chosen by PFSP), the heuristic, a training style of :mod:`agents.zoo`, random, or the
+exploiter (:mod:`training.pool`); there only the learner's team is trained.  The exploiter
+(``exploiter_weight > 0``) is a second network trained by the same PPO update on its own seats
+of its matches against the learner: it looks for the learner's holes while the learner closes
+them, and retires into the pool every ``exploiter_reset_every`` iterations.
 
 Credit goes to the seat that acted (:mod:`training.rollout`): a reward for a seat is added to
 its latest transition, GAE runs along each (game, seat) trajectory, and the transitions a
@@ -33,6 +36,7 @@ and the output files (:mod:`training.logger`) are small modules; the PPO loop is
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import os
@@ -48,7 +52,8 @@ from training.config import Config, parse_args, pick_device
 from training.logger import (Logger, eval_line, outputs_line, short_name, write_atomic,
                              write_summary)
 from training.logger import eval_names as logger_eval_names
-from training.pool import Pool, frozen_copy, make_baselines, make_heldout, make_styles
+from training.pool import (Opponent, Pool, frozen_copy, make_baselines, make_heldout,
+                           make_styles)
 from training.rollout import SeatBuffer
 from training.shaping import Shaper, win_potential
 from training.win_rates import EVAL_SEED, FINAL_SEED, evaluate_all, game_config
@@ -101,6 +106,33 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                             "act": ((), np.int64), "logp": ((), np.float32),
                             "hid": ((HIDDEN_SIZE if privileged else 0,), np.float32)},
                      N * cfg.num_steps)
+    # ---- the exploiter (exploiter_weight > 0): a second network that plays only against the
+    # learner and is trained to beat it; it starts as a copy of the learner and, after
+    # exploiter_reset_every iterations, joins the pool as a snapshot and starts again.
+    exploiter = x_optimizer = xbuf = None
+    exploiter_born = 0
+
+    def new_exploiter(born: int) -> None:
+        """The exploiter starts again as a copy of the learner (no random number drawn)."""
+        nonlocal exploiter, x_optimizer, exploiter_born
+        exploiter = copy.deepcopy(net)
+        for p in exploiter.parameters():
+            p.grad = None
+        x_optimizer = torch.optim.Adam(exploiter.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        exploiter_born = born
+        pool.exploiter.wins = pool.exploiter.games = 0.0
+
+    def retire_exploiter() -> None:
+        pool.add_snapshot(exploiter, prefix="exploiter")
+        xbuf.last[:] = -1        # its pending transitions were drawn by the retiring weights
+        new_exploiter(iteration)
+
+    if cfg.exploiter_weight > 0:
+        xbuf = SeatBuffer(N, P, {"obs": ((D,), np.float32), "mask": ((A,), np.bool_),
+                                 "act": ((), np.int64), "logp": ((), np.float32)},
+                          N * cfg.num_steps)
+        pool.exploiter = Opponent("exploiter", None, "exploiter")  # acts in the rollout below
+        new_exploiter(0)
     # ---- opponents per game: None = self-play; learner_team = the team the learner plays
     opponents: list = pool.sample(N)
     # Three-player modes (issue 12): every seat is its own side; the learner holds one seat.
@@ -142,6 +174,12 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
             if ckpt["past"] is not None:
                 past = PolicyNet(D, A, tuple(cfg.hidden))
                 past.load_state_dict(ckpt["past"])
+            if exploiter is not None and ckpt.get("exploiter") is not None:
+                x = ckpt["exploiter"]
+                exploiter.load_state_dict(x["model"])
+                x_optimizer.load_state_dict(x["optimizer"])
+                exploiter_born = int(x["born"])
+                xbuf.load_state(arrays(x["buffer"]))
             torch.set_rng_state(ckpt["rng"]["torch"].cpu())  # last: building nets draws from it
         except (KeyError, ValueError, RuntimeError, TypeError) as exc:
             raise CheckpointError(f"checkpoint {str(resume_from)!r} cannot be resumed: "
@@ -168,7 +206,10 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                     "step_in_match": step_in_match.copy(),
                     "shaper": (shaper.prev_score.copy(), shaper.prev_phi.copy()),
                     "buffer": buf.state()}),
-            "past": None if past is None else past.state_dict()})
+            "past": None if past is None else past.state_dict(),
+            "exploiter": None if exploiter is None else {
+                "model": exploiter.state_dict(), "optimizer": x_optimizer.state_dict(),
+                "born": exploiter_born, "buffer": tensors(xbuf.state())}})
 
     start_step, start_time = global_step, time.time() - elapsed_before
     win_h = float("nan")
@@ -186,6 +227,61 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         return critic(o_t[:, :COMPACT_SIZE], torch.from_numpy(h).to(device)) \
             if critic is not None else shared
 
+    def ppo_update(model, crit, opt, prm, b: SeatBuffer, idx, adv, ret) -> dict:
+        """CleanRL's PPO update of ``model`` (and ``crit``, a separate critic) on the complete
+        transitions ``idx`` of ``b``; returns the last minibatch's statistics."""
+        B = len(idx)
+        T = {k: torch.from_numpy(b.data[k][idx]).to(device) for k in b.data}
+        T_val = torch.from_numpy(b.value[idx]).to(device)
+        T_adv = torch.from_numpy(adv).to(device)
+        T_ret = torch.from_numpy(ret).to(device)
+        clipfracs, approx_kl, old_approx_kl = [], torch.zeros(()), torch.zeros(())
+        pg_loss = v_loss = entropy_loss = torch.zeros(())
+        n_mb = max(1, round(B / cfg.minibatch_size))
+        for epoch in range(cfg.update_epochs if B else 0):
+            perm = torch.randperm(B, device=device)
+            for mb in perm.tensor_split(n_mb):
+                logits, shared_v = model(T["obs"][mb], T["mask"][mb])
+                newvalue = (crit(T["obs"][mb, :COMPACT_SIZE], T["hid"][mb])
+                            if crit is not None else shared_v)
+                logprobs = torch.log_softmax(logits, 1)
+                newlogp = logprobs.gather(1, T["act"][mb, None]).squeeze(1)
+                entropy = -(logprobs.exp() * logprobs).sum(1)
+                logratio = newlogp - T["logp"][mb]
+                ratio = logratio.exp()
+                with torch.no_grad():
+                    old_approx_kl = (-logratio).mean()
+                    approx_kl = ((ratio - 1) - logratio).mean()
+                    clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+                mb_adv = T_adv[mb]
+                if cfg.norm_adv and len(mb) > 1:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(
+                    ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                if cfg.clip_vloss:
+                    v_clipped = T_val[mb] + torch.clamp(newvalue - T_val[mb], -cfg.clip_coef,
+                                                        cfg.clip_coef)
+                    v_loss = 0.5 * torch.max((newvalue - T_ret[mb]) ** 2,
+                                             (v_clipped - T_ret[mb]) ** 2).mean()
+                else:
+                    v_loss = 0.5 * ((newvalue - T_ret[mb]) ** 2).mean()
+                entropy_loss = entropy.mean()
+                loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
+                opt.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(prm, cfg.max_grad_norm)
+                opt.step()
+            if cfg.target_kl is not None and approx_kl > cfg.target_kl:
+                break
+        var_y = np.var(ret) if B else 0.0
+        return {"losses/value_loss": v_loss.item(), "losses/policy_loss": pg_loss.item(),
+                "losses/entropy": entropy_loss.item(),
+                "losses/old_approx_kl": old_approx_kl.item(),
+                "losses/approx_kl": approx_kl.item(),
+                "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
+                "losses/explained_variance": float("nan") if var_y == 0 else
+                float(1 - np.var(ret - b.value[idx]) / var_y)}
+
     while not finished():
         iteration += 1
         frac = 1.0 - (global_step / cfg.total_steps)
@@ -195,6 +291,8 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         optimizer.param_groups[0]["lr"] = lr
         t_rollout = time.time()
         buf.begin()           # the transitions the last rollout cut come first
+        if xbuf is not None:
+            xbuf.begin()
         carried = buf.carried
         is_opp = np.array([o is not None for o in opponents])
         opp_ids = np.array([id(o) for o in opponents])
@@ -224,16 +322,30 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
             if len(R):
                 for oid in np.unique(opp_ids[R]):
                     rows = R[opp_ids[R] == oid]
-                    actions[rows] = by_id[oid].agent.act_batch(o[rows], m[rows])
+                    if by_id[oid].kind != "exploiter":
+                        actions[rows] = by_id[oid].agent.act_batch(o[rows], m[rows])
+                        continue
+                    with torch.no_grad():  # the exploiter samples and keeps its transitions
+                        logits, x_value = exploiter(torch.from_numpy(o[rows]).to(device),
+                                                    torch.from_numpy(m[rows]).to(device).bool())
+                        a = torch.multinomial(torch.softmax(logits, 1), 1).squeeze(1)
+                        logp = torch.log_softmax(logits, 1).gather(1, a[:, None]).squeeze(1)
+                    actions[rows] = a = a.cpu().numpy()
+                    xbuf.add(rows, actor[rows], x_value.cpu().numpy(), obs=o[rows],
+                             mask=m[rows], act=a, logp=logp.cpu().numpy())
 
             obs, rewards, dones, info = venv.step(actions)
             step_in_match += 1
             if shaper.active:  # a team's shaping goes to every seat of the team
                 rewards = rewards + shaper(info["score"], dones)[:, seat_team]
             buf.reward(rewards)
+            if xbuf is not None:
+                xbuf.reward(rewards)
             if dones.any():
                 G = np.flatnonzero(dones)
                 buf.end(G)
+                if xbuf is not None:
+                    xbuf.end(G)
                 match_len.extend(step_in_match[G].tolist())
                 step_in_match[G] = 0
                 for g in G:
@@ -255,51 +367,13 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         rollout_time = time.time() - t_rollout
 
         # ---------------------------------------------------------------- PPO update
-        T = {k: torch.from_numpy(buf.data[k][idx]).to(device) for k in buf.data}
-        T_val = torch.from_numpy(buf.value[idx]).to(device)
-        T_adv = torch.from_numpy(adv).to(device)
-        T_ret = torch.from_numpy(ret).to(device)
-        clipfracs, approx_kl, old_approx_kl = [], torch.zeros(()), torch.zeros(())
-        pg_loss = v_loss = entropy_loss = torch.zeros(())
-        n_mb = max(1, round(B / cfg.minibatch_size))
-        for epoch in range(cfg.update_epochs if B else 0):
-            perm = torch.randperm(B, device=device)
-            for mb in perm.tensor_split(n_mb):
-                logits, shared_v = net(T["obs"][mb], T["mask"][mb])
-                newvalue = (critic(T["obs"][mb, :COMPACT_SIZE], T["hid"][mb])
-                            if critic is not None else shared_v)
-                logprobs = torch.log_softmax(logits, 1)
-                newlogp = logprobs.gather(1, T["act"][mb, None]).squeeze(1)
-                entropy = -(logprobs.exp() * logprobs).sum(1)
-                logratio = newlogp - T["logp"][mb]
-                ratio = logratio.exp()
-                with torch.no_grad():
-                    old_approx_kl = (-logratio).mean()
-                    approx_kl = ((ratio - 1) - logratio).mean()
-                    clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
-                mb_adv = T_adv[mb]
-                if cfg.norm_adv and len(mb) > 1:
-                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(
-                    ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
-                if cfg.clip_vloss:
-                    v_clipped = T_val[mb] + torch.clamp(newvalue - T_val[mb], -cfg.clip_coef,
-                                                        cfg.clip_coef)
-                    v_loss = 0.5 * torch.max((newvalue - T_ret[mb]) ** 2,
-                                             (v_clipped - T_ret[mb]) ** 2).mean()
-                else:
-                    v_loss = 0.5 * ((newvalue - T_ret[mb]) ** 2).mean()
-                entropy_loss = entropy.mean()
-                loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
-                optimizer.step()
-            if cfg.target_kl is not None and approx_kl > cfg.target_kl:
-                break
-        var_y = np.var(ret) if B else 0.0
-        explained_var = float("nan") if var_y == 0 else \
-            float(1 - np.var(ret - buf.value[idx]) / var_y)
+        stats = ppo_update(net, critic, optimizer, params, buf, idx, adv, ret)
+        if exploiter is not None:  # the exploiter learns from its own seats' transitions
+            x_idx, x_adv, x_ret = xbuf.finish(cfg.gamma, cfg.gae_lambda)
+            ppo_update(exploiter, None, x_optimizer, list(exploiter.parameters()), xbuf,
+                       x_idx, x_adv, x_ret)
+            if iteration - exploiter_born >= cfg.exploiter_reset_every:
+                retire_exploiter()
 
         # ---------------------------------------------------------------- pool, eval, logs
         pool.decay()
@@ -313,11 +387,7 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                "charts/learning_rate": lr, "charts/pool_size": len(pool.snapshots),
                "charts/match_length": float(np.mean(match_len)) if match_len else float("nan"),
                "charts/learner_fraction": B / (N * cfg.num_steps), "charts/carried": carried,
-               "losses/value_loss": v_loss.item(), "losses/policy_loss": pg_loss.item(),
-               "losses/entropy": entropy_loss.item(), "losses/old_approx_kl":
-               old_approx_kl.item(), "losses/approx_kl": approx_kl.item(),
-               "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
-               "losses/explained_variance": explained_var}
+               **stats}
         for k, v in results.items():
             row[f"charts/train_win_rate_{k}"] = float(np.mean(v)) if v else float("nan")
         done_training = finished()

@@ -173,7 +173,7 @@ TINY = {"num_envs": 64, "num_steps": 16, "hidden": [32], "critic_hidden": [32],
         "progress": False, "tensorboard": False, "checkpoint_every": 4, "snapshot_every": 1,
         "pool_size": 3, "pool_recent": 1, "threads": 1, "device": "cpu",
         "styles_weight": 0.2, "total_steps": 12288, "observation": "recall",
-        "critic": "privileged"}
+        "critic": "privileged", "exploiter_weight": 0.3, "exploiter_reset_every": 3}
 
 
 def _args(tmp_path: Path, name: str, **values) -> list[str]:
@@ -216,6 +216,7 @@ def test_resume_after_kill_9_continues_exactly_as_the_uninterrupted_run(tmp_path
     for ra, rb in zip(a, b):
         for col in ("losses/value_loss", "losses/policy_loss", "losses/approx_kl",
                     "charts/pool_size", "charts/carried", "charts/train_win_rate_pool",
+                    "charts/train_win_rate_exploiter",
                     "eval/win_rate_heuristic", "eval/win_rate_past"):
             assert ra[col] == rb[col], (ra["iteration"], col, ra[col], rb[col])
 
@@ -280,3 +281,32 @@ def test_the_saved_policy_never_sees_a_hidden_card(tmp_path):
         la, _ = agent.net(torch.from_numpy(before), torch.ones(32, agent.net.num_actions, dtype=torch.bool))
         lb, _ = agent.net(torch.from_numpy(after), torch.ones(32, agent.net.num_actions, dtype=torch.bool))
     assert torch.equal(la, lb)
+
+
+def test_the_exploiter_learns_from_its_own_seats_and_retires_into_the_pool(tmp_path):
+    """exploiter_weight: a second network plays the learner's rivals in some matches, is
+    trained on those transitions only (its weights leave the learner's copy), and after
+    exploiter_reset_every iterations joins the pool as a snapshot and restarts from the
+    learner."""
+    from agents.ppo_policy import load_checkpoint
+    out = subprocess.run(_args(tmp_path, "x", total_steps=1024 * 5, eval_every=0,
+                               exploiter_weight=5.0, exploiter_reset_every=2,
+                               checkpoint_every=5, pool_size=8, snapshot_every=100),
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    rows = _rows(tmp_path / "x")
+    played = [float(r["charts/train_win_rate_exploiter"]) for r in rows
+              if r["charts/train_win_rate_exploiter"] not in ("", "nan")]
+    assert played, "no match against the exploiter ended"
+    ckpt = load_checkpoint(tmp_path / "x" / "checkpoints" / "latest.pt")
+    names = [s["name"] for s in ckpt["pool"]["recent"] + ckpt["pool"]["reservoir"]]
+    # Retired at iterations 2 and 4 (snapshot_1 is the learner's first snapshot).
+    assert sorted(n for n in names if n.startswith("exploiter_")) == ["exploiter_2",
+                                                                      "exploiter_3"]
+    x, learner = ckpt["exploiter"], ckpt["model"]
+    assert int(x["born"]) == 4
+    # Born at iteration 4 as a copy of the learner, trained at iteration 5 on its own seats.
+    assert any(not torch.equal(x["model"][k], learner[k]) for k in learner)
+    from training.config import ConfigError
+    with pytest.raises(ConfigError, match="exploiter_weight=-1"):
+        make_config({"exploiter_weight": -1})

@@ -95,6 +95,11 @@ class Config:
     opponent_weight: float = _f(0.0, "weight of `opponent` among the other matches (with "
                                      "self_play_frac=0 and the other weights 0 this trains a "
                                      "best response: evaluate.py exploit)")
+    exploiter_weight: float = _f(0.0, "weight of the exploiter among the other matches: a "
+                                      "second network trained only to beat the learner (a "
+                                      "league's main exploiter; 0 = none)")
+    exploiter_reset_every: int = _f(400, "iterations an exploiter lives: then it joins the "
+                                         "pool as a snapshot and restarts from the learner")
     pool_size: int = _f(8, "past snapshots kept in the pool: the pool_recent newest and a "
                            "uniform (reservoir) sample of all older ones")
     pool_recent: int = _f(2, "newest snapshots always kept in the pool")
@@ -200,7 +205,8 @@ def _check(cfg: Config) -> None:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected one of "
                               f"{list(choices)}")
     positive = ("total_steps", "num_envs", "num_steps", "minibatch_size", "update_epochs",
-                "pool_size", "snapshot_every", "eval_games", "checkpoint_every", "learning_rate",
+                "pool_size", "snapshot_every", "eval_games", "exploiter_reset_every",
+                "checkpoint_every", "learning_rate",
                 "max_grad_norm")
     for key in positive:
         if getattr(cfg, key) <= 0:
@@ -209,17 +215,18 @@ def _check(cfg: Config) -> None:
                 "pool_weight", "heuristic_weight", "random_weight", "pfsp_power", "styles_weight",
                 "pool_recent", "exploit_budget", "score_reward",
                 "winprob_reward",
-                "opponent_weight", "time_budget"):
+                "opponent_weight", "exploiter_weight", "time_budget"):
         if getattr(cfg, key) < 0:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected >= 0")
     for key in ("gamma", "gae_lambda", "self_play_frac", "pfsp_decay"):
         if not 0.0 <= getattr(cfg, key) <= 1.0:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected 0..1")
     weights = (cfg.pool_weight + cfg.heuristic_weight + cfg.random_weight + cfg.opponent_weight
-               + cfg.styles_weight)
+               + cfg.styles_weight + cfg.exploiter_weight)
     if cfg.self_play_frac < 1 and weights <= 0:
-        raise ConfigError("pool_weight, heuristic_weight, styles_weight, random_weight and "
-                          "opponent_weight are all 0 while self_play_frac < 1: no opponent")
+        raise ConfigError("pool_weight, heuristic_weight, styles_weight, random_weight, "
+                          "opponent_weight and exploiter_weight are all 0 while self_play_frac "
+                          "< 1: no opponent")
     if cfg.opponent_weight > 0 and not cfg.opponent:
         raise ConfigError("opponent_weight > 0 needs an `opponent` spec")
     if not cfg.run_name or "/" in cfg.run_name or cfg.run_name in (".", ".."):

@@ -59,7 +59,8 @@ class Logger:
                "charts/learning_rate", "charts/pool_size", "charts/match_length",
                "charts/train_win_rate_pool", "charts/train_win_rate_heuristic",
                "charts/train_win_rate_styles", "charts/train_win_rate_random",
-               "charts/train_win_rate_opponent", "charts/learner_fraction",
+               "charts/train_win_rate_opponent", "charts/train_win_rate_exploiter",
+               "charts/learner_fraction",
                "charts/carried", "losses/value_loss", "losses/policy_loss", "losses/entropy",
                "losses/old_approx_kl", "losses/approx_kl", "losses/clipfrac",
                "losses/explained_variance")

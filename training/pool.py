@@ -13,6 +13,12 @@ PFSP: a snapshot is drawn with weight ``(1 - p)^pfsp_power + 0.001``, ``p`` the 
 recent win rate against it (wins and games decay by ``pfsp_decay`` per iteration, with a prior
 of one win and one loss), so the opponents it still loses to come back most often.
 
+The exploiter (``exploiter_weight``, AlphaStar's *main exploiter*): a second network that only
+ever plays the learner and is trained to beat it (train.py owns and trains it; here it is the
+``exploiter`` kind of opponent).  It starts as a copy of the learner and, every
+``exploiter_reset_every`` iterations, retires into the population as a snapshot
+(``exploiter_N``) and starts again from the learner, so the holes it found stay in the pool.
+
 Everything here (the snapshots, their statistics, every opponent's random stream) is in
 :meth:`Pool.state`, which train.py puts into its checkpoints.
 """
@@ -75,7 +81,7 @@ def set_agent_rng_state(agent, state: dict) -> None:
 class Pool:
     """Opponents of the non-self-play matches (module docstring)."""
 
-    KINDS = ("pool", "heuristic", "styles", "random", "opponent")
+    KINDS = ("pool", "heuristic", "styles", "random", "opponent", "exploiter")
 
     def __init__(self, cfg: Config, baselines: dict[str, Any], rng: np.random.Generator,
                  styles: dict[str, Any] | None = None):
@@ -87,25 +93,28 @@ class Pool:
         self.detached: list[Opponent] = []   # left the pool, still in a match (on resume)
         self.count = 0                       # snapshots ever taken (names them)
         self.aged = 0                        # snapshots that left the recent window
+        self.exploiter: Opponent | None = None  # the learning exploiter (train.py's)
 
     @property
     def snapshots(self) -> list[Opponent]:
         return self.reservoir + self.recent
 
     def all(self) -> list[Opponent]:
-        return list(self.baselines.values()) + list(self.styles.values()) + self.snapshots
+        return list(self.baselines.values()) + list(self.styles.values()) + self.snapshots \
+            + ([self.exploiter] if self.exploiter is not None else [])
 
     def by_name(self) -> dict[tuple[str, str], Opponent]:
         """Every opponent by ``(kind, name)`` (a training style may be named ``heuristic``)."""
         return {(o.kind, o.name): o for o in self.detached + self.all()}
 
     # ------------------------------------------------------------------ snapshots
-    def add_snapshot(self, net) -> None:
-        """Freeze a CPU copy of the learner's ``net`` into the population."""
+    def add_snapshot(self, net, prefix: str = "snapshot") -> None:
+        """Freeze a CPU copy of ``net`` (the learner's, or a retiring exploiter's) into the
+        population, named ``{prefix}_{count}``."""
         from agents.ppo_policy import PolicyAgent
         snap = frozen_copy(net)
         self.count += 1
-        name = f"snapshot_{self.count}"
+        name = f"{prefix}_{self.count}"
         seed = int(self.rng.integers(2**31))
         self.recent.append(Opponent(name, PolicyAgent(snap, seed=seed, name=name), "pool"))
         recent = max(1, min(self.cfg.pool_recent, self.cfg.pool_size))
@@ -138,7 +147,8 @@ class Pool:
                 "heuristic": cfg.heuristic_weight if "heuristic" in self.baselines else 0.0,
                 "styles": cfg.styles_weight if self.styles else 0.0,
                 "random": cfg.random_weight if "random" in self.baselines else 0.0,
-                "opponent": cfg.opponent_weight if "opponent" in self.baselines else 0.0}
+                "opponent": cfg.opponent_weight if "opponent" in self.baselines else 0.0,
+                "exploiter": cfg.exploiter_weight if self.exploiter is not None else 0.0}
 
     def sample(self, k: int) -> list[Opponent | None]:
         """``k`` draws: ``None`` = self-play, else an opponent."""
@@ -155,6 +165,8 @@ class Pool:
                 snaps = self.snapshots
                 pw = np.array([(1.0 - s.win_rate) ** cfg.pfsp_power + 1e-3 for s in snaps])
                 out.append(snaps[self.rng.choice(len(pw), p=pw / pw.sum())])
+            elif kind == "exploiter":
+                out.append(self.exploiter)
             elif kind == "styles":
                 names = sorted(self.styles)
                 out.append(self.styles[names[self.rng.integers(len(names))]])
@@ -177,7 +189,9 @@ class Pool:
                 "recent": [snap(s) for s in self.recent],
                 "reservoir": [snap(s) for s in self.reservoir],
                 "detached": [snap(s) for s in detached.values()],
-                "baselines": fixed(self.baselines), "styles": fixed(self.styles)}
+                "baselines": fixed(self.baselines), "styles": fixed(self.styles),
+                "exploiter": None if self.exploiter is None else
+                {"wins": self.exploiter.wins, "games": self.exploiter.games}}
 
     def load_state(self, state: dict, make_net) -> None:
         from agents.ppo_policy import PolicyAgent
@@ -194,6 +208,9 @@ class Pool:
         self.recent = [snap(s) for s in state["recent"]]
         self.reservoir = [snap(s) for s in state["reservoir"]]
         self.detached = [snap(s) for s in state["detached"]]
+        if self.exploiter is not None and state.get("exploiter") is not None:
+            self.exploiter.wins = state["exploiter"]["wins"]
+            self.exploiter.games = state["exploiter"]["games"]
         for kind, mine in (("baselines", self.baselines), ("styles", self.styles)):
             for n, b in state[kind].items():
                 if n in mine:
