@@ -7,7 +7,7 @@
 
 One policy plays every seat (the observation encodes the seat relative to the mano and
 team-relative features, so partners in 2v2 and 3v3 share it); it reads the ``observation``
-encoder (default ``recall``: who played which card, the calls in order).  Each game of the vector
+encoder (default ``compact``; ``recall`` adds who played which card and the calls in order).  Each game of the vector
 environment is either a self-play game (every seat is the learner and every transition is
 trained) or a game against an opponent: a past snapshot (a population spanning the whole run,
 chosen by PFSP), the heuristic, a training style of :mod:`agents.zoo`, random, or the
@@ -19,8 +19,9 @@ them, and retires into the pool every ``exploiter_reset_every`` iterations.
 Credit goes to the seat that acted (:mod:`training.rollout`): a reward for a seat is added to
 its latest transition, GAE runs along each (game, seat) trajectory, and the transitions a
 rollout cuts are carried into the next rollout instead of being bootstrapped from another
-seat's turn.  Values come from a privileged critic that also sees every hand
-(``critic=privileged``, :mod:`training.critic`; training only) or from the policy's own head.
+seat's turn.  Values come from the policy's own head (default) or from a
+privileged critic that also sees every hand (``critic=privileged``, :mod:`training.critic`;
+training only).
 
 Checkpoints hold everything the run needs to continue as if never stopped: networks, optimizer,
 pool, every random stream, the matches in flight and the carried transitions; ``--resume``
