@@ -5,13 +5,13 @@
     python train.py --resume runs/default total_steps=2e7
     python train.py --help                              # every config key, with its help
 
-One policy plays every seat (the observation encodes the seat relative to the mano and
-team-relative features, so partners in 2v2 and 3v3 share it); it reads the ``observation``
-encoder (default ``compact``; ``recall`` adds who played which card and the calls in order).
-Each game of the vector environment is either a self-play game (every seat is the learner and every transition is
-trained) or a game against an opponent: a past snapshot (a population spanning the whole run,
-chosen by PFSP), the heuristic, a training style of :mod:`agents.zoo`, random, or the
-exploiter (:mod:`training.pool`); there only the learner's team is trained.  The exploiter
+One policy plays every seat (the observation encodes the seat relative to the mano and team-
+relative features, so partners in 2v2 and 3v3 share it); it reads the ``observation`` encoder
+(default ``compact``; ``recall`` adds who played which card and the calls in order). Each game
+of the vector environment is either a self-play game (every seat is the learner and every
+transition is trained) or a game against an opponent: a past snapshot (a population spanning the
+whole run, chosen by PFSP), the heuristic, a training style of :mod:`agents.zoo`, random, or the
+exploiter (:mod:`training.pool`); there only the learner's team is trained. The exploiter
 (``exploiter_weight > 0``) is a second network trained by the same PPO update on its own seats
 of its matches against the learner: it looks for the learner's holes while the learner closes
 them, and retires into the pool every ``exploiter_reset_every`` iterations.
