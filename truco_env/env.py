@@ -108,6 +108,17 @@ checkpoint of another layout version is refused by name.
   Shipped policies of layout 4 are carried to layout 5 with zero weights for the new inputs
   and never-chosen discards (`python -m agents.pretrained migrate NAME`). Compact observations
   have 638 floats, recall 1,622, infostate 4,606.
+* v2 (layout version 6): señas (issue 13; docs/rules.md section 13).  Knobs `senas`
+  (`"off"` default, `"traditional"`, `"learned"`), `sena_tokens` (8) and `sena_catch` (0.25)
+  for the team games (4 and 6 players, pata de gallo's pair; 2 players or destantado with
+  señas is a `ConfigurationError`); actions 20..35 (`sena_0`..`sena_15`) appended after the
+  discards, the ids 0..19 keep their meaning; a seña keeps the turn, one per player per baza
+  before his card; partners see it, each opponent catches it with probability `sena_catch`
+  (the env's seeded generator); the observation layout gains the `senas` piece after
+  `answers` (zero without señas); `view()` gains `senas`, events gain `sena` (shown to the
+  players who saw it only), records gain `caught` per hand.  Compact observations have
+  946 floats, recall 1,930, infostate 4,914; the mask has 36 actions.  Shipped policies are
+  carried from layout 5 by zero weights (`python -m agents.pretrained migrate NAME`).
 """
 from __future__ import annotations
 
@@ -125,7 +136,7 @@ from . import core as C
 from .game import IllegalActionError, Matches, RecordedDeals, illegal_message
 from .observe import (CALL_SIZE, CALLS_MAX, COMPACT_SIZE, EVENT_SIZE, HISTORY_MAX,
                       INFOSTATE_SIZE, NUM_CALLS, RECALL_SIZE, Encoder)
-from .rules import ACTIONS, NUM_ACTIONS, RuleSet, get_rules
+from .rules import ACTIONS, NUM_ACTIONS, SENA_MAX, RuleSet, get_rules
 from .cards import card_str
 from .view import decode_view, render_text, score_text
 
@@ -144,6 +155,9 @@ _ACTION_MEANING = {
     "discard_1": "pata de gallo: the gallo discards slot 1", "discard_2":
     "pata de gallo: the gallo discards slot 2", "discard_3":
     "pata de gallo: the gallo discards slot 3 (the fourth card dealt)",
+    # ---- señas (issue 13)
+    **{f"sena_{k}": f"make seña {k} of the game's vocabulary (`rules.sena_vocabulary`; "
+                    f"keeps the turn)" for k in range(SENA_MAX)},
 }
 _OPTIONS = ("hands", "mano", "score", "muestra", "deals")
 _ENV_ARGS = ("players", "rules", "target", "flor", "episode", "reward", "observation",
@@ -458,6 +472,12 @@ def render_picture(game: Any, g: int, seat: int | None = None) -> np.ndarray:
     d.text((x0, top), "calls", fill=(255, 230, 120), font=font)
     rows = max(1, (P * _ROW_H - 24) // 16)
     calls = [f"player_{p} {a}" for p, a in v["calls"]]
+    if seat is None:        # señas (issue 13): a spectator sees all, a seat those it saw
+        from .view import hand_events
+        v["senas"] = [{**e, "sena": v["sena_names"][e["sena"]]} for e in hand_events(S, g)
+                      if e["event"] == "sena"]
+    calls += [f"player_{x['seat']} seña {x['sena']}" + (" (caught)" if x["caught"] else "")
+              for x in v["senas"]]
     if len(calls) > rows:
         calls = ["..."] + calls[-(rows - 1):]
     for i, line in enumerate(calls):
