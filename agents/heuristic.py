@@ -31,6 +31,12 @@ Decisions (thresholds are class constants, documented where they are defined):
 * pica-pica duels (docs/rules.md section 11) need nothing of their own: the observation shows a
   player of the duel in progress a 1v1 hand (players 2, the rival at relative seat 1), so the
   1v1 tables and rules below play it;
+* señas (issue 13, traditional vocabularies only): on its turn, before anything else, one
+  truthful seña a baza (its best unplayed card's; in baza 1 envido alto / sin envido unless it
+  holds a tres or better; uruguayo's ``nada`` in baza 1 without a named card), or with
+  probability ``liar`` a false one; it takes its partners' and the caught rivals' señas at
+  their word: a signalled card not yet played in the baza counts as known, an envido alto as
+  28 points (its team's for singing envido, a caller's floor when answering);
 * cards: follow with the lowest card that beats the table, else the lowest card; never
   overtake a partner whose card already holds the baza; lead the weakest card that is likely
   to win baza 1 (keeping the best), the best card when the baza must be won.
@@ -262,6 +268,8 @@ class HeuristicAgent(Agent):
       opening envido, real envido and falta envido;
     * ``envido_bluff`` (0.0, in [0, 1]): probability, per opportunity to open envido with a
       hand below the threshold, of singing envido anyway;
+    * ``liar`` (0.0, in [0, 1]): señas (issue 13): probability, per seña it makes, of making a
+      false one (a seña of the vocabulary that is not true of its hand);
     * ``cards`` (``smart``): how it plays its cards.  ``smart``: the rules of the module
       docstring.  ``high``: leads its best card; following, its best card when that beats the
       table, else its lowest (it never overtakes a partner who holds the baza): it spends its
@@ -614,7 +622,8 @@ class HeuristicAgent(Agent):
                      can: np.ndarray) -> np.ndarray:
         """The seña number to make in every game (-1 none): traditional señas only; the best
         unplayed card's seña (baza 1: envido alto / sin envido first unless that card is a
-        tres or better), uruguayo's ``nada`` without one; a lie with probability ``liar``."""
+        tres or better), uruguayo's ``nada`` in baza 1 without one; a lie with probability
+        ``liar`` (a seña false of the hand)."""
         n = len(obs)
         v = _ENC.views(obs)
         traditional = v["senas.kind"][:, 0] > 0.5
@@ -631,7 +640,8 @@ class HeuristicAgent(Agent):
         first = (d["baza"] == 0) & (env_tok >= 0) & ~uru & (best > _TRES)
         sena = np.where(best < _BIG, best, -1)
         sena = np.where(first, env_tok, sena)
-        sena = np.where(uru & (sena < 0), _NADA, sena)
+        sena = np.where(uru & (sena < 0) & (d["baza"] == 0), _NADA, sena)   # nada: of the
+        # hand as dealt, so only before any card of it is played
         nk = legal[:, core.A_SENA0:].sum(axis=1)
         if self.liar > 0:
             lie = self.rng.random(n) < self.liar

@@ -210,10 +210,11 @@ def test_render_shows_each_player_his_senas():
     raw = env.unwrapped
     assert "Señas: player_0 ancho_de_espada" in raw.render()          # a spectator sees all
     raw.render_seat = 2
-    assert "Señas: player_0 ancho_de_espada" in raw.render()
+    assert "Señas: player_0 (partner) ancho_de_espada (baza 1)" in raw.render()
     raw.render_seat = 1
     assert "Señas" not in raw.render()
-    assert "sena_1 (ancho_de_basto)" in env.render() or True
+    env.step(ACTIONS.index("play_0"))
+    assert "sena_1 (ancho_de_basto)" in raw.render()          # player_1's legal señas, named
 
 
 # ---------------------------------------------------------------------------- agents
@@ -255,3 +256,26 @@ def test_the_human_player_makes_and_sees_senas():
     from truco_env.view import format_view
     assert "Señas: you tres (baza 1)" in format_view(view(env, 0), me=0)
     assert "Señas: player_0 (partner) tres" in format_view(view(env, 2), me=2)
+
+
+# ---------------------------------------------------------------------------- evaluate.py senas
+def test_evaluate_senas_measures_value_catching_and_honesty(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    import evaluate
+    from evaluation.senas import Channel, mutual_information
+    assert mutual_information(np.array([0, 1, 0, 1]), np.array([0, 1, 0, 1])) == pytest.approx(1)
+    assert mutual_information(np.array([0, 1, 0, 1]), np.array([0, 0, 1, 1])) == pytest.approx(0)
+    deaf = Channel(agents.load("heuristic"), sign=False, read="none")
+    env = senas4(catch=1.0)
+    env.step(ACTIONS.index("sena_0"))
+    obs = env.unwrapped.observe("player_1")
+    assert deaf._obs(obs["observation"]).sum() < obs["observation"].sum()
+    assert not deaf._mask(env.unwrapped.action_mask("player_0"))[C.A_SENA0:].any()
+    assert evaluate.main(["senas", "heuristic", "--players", "4", "--target", "9",
+                          "--matches", "6", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Value of señas" in out and "Honesty: 100.0%" in out and str(tmp_path) in out
+    res = json.loads((tmp_path / "senas.json").read_text())
+    assert res["game"]["senas"] == "traditional" and res["honesty"]["senas_made"] > 0
+    assert (tmp_path / "senas_value.png").exists() and (tmp_path / "senas_honesty.png").exists()
+    assert evaluate.main(["senas", "heuristic", "--players", "2"]) == 2     # a named error
