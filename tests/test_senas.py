@@ -279,3 +279,26 @@ def test_evaluate_senas_measures_value_catching_and_honesty(tmp_path, capsys):
     assert res["game"]["senas"] == "traditional" and res["honesty"]["senas_made"] > 0
     assert (tmp_path / "senas_value.png").exists() and (tmp_path / "senas_honesty.png").exists()
     assert evaluate.main(["senas", "heuristic", "--players", "2"]) == 2     # a named error
+
+
+@pytest.mark.parametrize("players, kw", [(4, dict(senas="learned")),
+                                          (3, dict(rules="pata_de_gallo", senas="traditional"))])
+def test_pettingzoo_api_test_with_senas(players, kw):
+    from pettingzoo.test import api_test
+    env = truco_env.env(players=players, **kw)
+    for i, agent in enumerate(env.possible_agents):
+        env.action_space(agent).seed(i)
+    api_test(env, num_cycles=200)
+
+
+def test_the_terminal_game_never_prints_a_rival_sena_it_did_not_catch():
+    from agents.play import main
+    lines = []
+    inputs = iter(["tres", "quit"])
+    main(["--players", "4", "--senas", "traditional", "--seed", "3",
+          "--opponent", "heuristic:liar=0.5"], input_fn=lambda _: next(inputs),
+         print_fn=lambda *a: lines.append(" ".join(map(str, a))))
+    text = "\n".join(lines)
+    assert "sena_" not in "\n".join(x for x in lines if x.startswith("  player_1")
+                                    or x.startswith("  player_3"))
+    assert "Bye." in text
