@@ -380,7 +380,7 @@ def test_vector_env_and_render(rules):
     env.reset(seed=3)
     text = env.render()
     assert "player_2" in text and "Score" in text
-    assert ACTIONS[16:] == ("discard_0", "discard_1", "discard_2", "discard_3")
+    assert ACTIONS[16:20] == ("discard_0", "discard_1", "discard_2", "discard_3")
 
 
 def test_pica_pica_and_the_three_player_modes_are_exclusive():

@@ -82,9 +82,7 @@ def truthful(rules: RuleSet, hands: Sequence, muestra: int | Sequence[int] = -1)
     if rules.muestra:
         out[:, vocab.index("nada")] = (tok < 0).all(axis=1)
     else:
-        tables = rules.tables()
-        env = np.array([C.hand_points(h, tables)[1][0] for h in hands]) if len(hands) else \
-            np.zeros(0)
+        env = C.hand_points(hands, rules.tables())[1]
         out[:, vocab.index("envido_alto")] = env >= ENVIDO_ALTO
         out[:, vocab.index("sin_envido")] = env < SIN_ENVIDO
     return out
