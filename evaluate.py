@@ -7,6 +7,7 @@
     python evaluate.py bluff --records games/*.json                 # ... from match records
     python evaluate.py probe heuristic --hand "1e 7o 3b" --score 20,10 --mano 1
     python evaluate.py exploit heuristic --budget 20m               # approximate exploitability
+    python evaluate.py senas heuristic --players 4 --senas traditional  # señas (issue 13)
 
 Every command writes one folder (default ``outputs/<command>-<timestamp>/``): ``report.md``
 (also printed), CSV and JSON files, PNG plots; its path is the last line printed.  This script
@@ -20,11 +21,11 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from evaluation import bluff, exploit, probe, report, tournament
+from evaluation import bluff, exploit, probe, report, senas, tournament
 from evaluation.tournament import GameConfig
 from truco_env.rules import PRESETS, get_rules
 
-COMMANDS = ("tournament", "bluff", "probe", "exploit")
+COMMANDS = ("tournament", "bluff", "probe", "exploit", "senas")
 
 
 def _game_args(ap: argparse.ArgumentParser, trained: bool = True) -> None:
@@ -216,11 +217,51 @@ def cmd_exploit(argv: list[str]) -> int:
     return 0
 
 
+def cmd_senas(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="evaluate.py senas", description="Señas (issue 13) on "
+                                 "duplicate deals: the value of the channel (the same policy "
+                                 "with and without it), what catching is worth to the rivals, "
+                                 "and the señas' honesty (truthful share; mutual information "
+                                 "with the hand), with plots.")
+    ap.add_argument("spec", nargs="?", default="heuristic")
+    ap.add_argument("--senas", default=None, choices=("traditional", "learned"),
+                    help="the señas played (default: the checkpoint's, else traditional)")
+    ap.add_argument("--sena-tokens", dest="sena_tokens", type=int, default=None)
+    ap.add_argument("--sena-catch", dest="sena_catch", type=float, default=None)
+    ap.add_argument("--honesty-matches", type=int, default=None,
+                    help="self-play matches whose señas are collected (default matches / 4)")
+    _run_args(ap)
+    _game_args(ap)
+    args = ap.parse_args(argv)
+    import dataclasses
+    cfg = _cfg(args, [args.spec])
+    if args.players is None and tournament.trained_game(args.spec) is None:
+        cfg = dataclasses.replace(cfg, players=4)
+    knobs = {k: getattr(args, k) for k in ("senas", "sena_tokens", "sena_catch")
+             if getattr(args, k) is not None}
+    if cfg.senas == "off" and "senas" not in knobs:
+        knobs["senas"] = "traditional"
+    cfg = dataclasses.replace(cfg, **knobs)
+    folder = report.out_dir(args.out, "senas")
+    res = senas.senas_report(args.spec, cfg, matches=args.matches, seed=args.seed,
+                             honesty_matches=args.honesty_matches)
+    import json
+    (folder / "senas.json").write_text(json.dumps(res, indent=1))
+    text = senas.report_text(res)
+    plots = senas.plot(res, folder)
+    (folder / "report.md").write_text(text + "\n\n" + "\n".join(
+        f"![{Path(p).stem}]({Path(p).name})" for p in plots) + "\n")
+    print(text)
+    print("wrote: " + ", ".join([str(folder / "senas.json"), str(folder / "report.md"), *plots]))
+    print(folder)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = argv.pop(0) if argv and argv[0] in COMMANDS else "tournament"
     run = {"tournament": cmd_tournament, "bluff": cmd_bluff, "probe": cmd_probe,
-           "exploit": cmd_exploit}[command]
+           "exploit": cmd_exploit, "senas": cmd_senas}[command]
     try:
         return run(argv)
     except (ValueError, RuntimeError) as exc:

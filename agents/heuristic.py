@@ -31,6 +31,12 @@ Decisions (thresholds are class constants, documented where they are defined):
 * pica-pica duels (docs/rules.md section 11) need nothing of their own: the observation shows a
   player of the duel in progress a 1v1 hand (players 2, the rival at relative seat 1), so the
   1v1 tables and rules below play it;
+* señas (issue 13, traditional vocabularies only): on its turn, before anything else, one
+  truthful seña a baza (its best unplayed card's; in baza 1 envido alto / sin envido unless it
+  holds a tres or better; uruguayo's ``nada`` in baza 1 without a named card), or with
+  probability ``liar`` a false one; it takes its partners' and the caught rivals' señas at
+  their word: a signalled card not yet played in the baza counts as known, an envido alto as
+  28 points (its team's for singing envido, a caller's floor when answering);
 * cards: follow with the lowest card that beats the table, else the lowest card; never
   overtake a partner whose card already holds the baza; lead the weakest card that is likely
   to win baza 1 (keeping the best), the best card when the baza must be won.
@@ -48,7 +54,10 @@ import numpy as np
 from truco_env import core, strength
 from truco_env.cards import NUM_CARDS
 from truco_env.observe import COMPACT_SIZE, POINTS_SCALE, RANK_SCALE, Encoder
-from truco_env.rules import ACTION_ID, ENVIDO_CHAIN, NUM_ACTIONS
+from truco_env.observe import SENA_SIZE
+from truco_env.rules import (ACTION_ID, ENVIDO_CHAIN, NUM_ACTIONS, SENA_MAX, SENAS_ARGENTINO,
+                             SENAS_URUGUAYO)
+from truco_env.senas import ENVIDO_ALTO, SIN_ENVIDO, card_sena_table
 
 from .base import Agent
 
@@ -259,6 +268,8 @@ class HeuristicAgent(Agent):
       opening envido, real envido and falta envido;
     * ``envido_bluff`` (0.0, in [0, 1]): probability, per opportunity to open envido with a
       hand below the threshold, of singing envido anyway;
+    * ``liar`` (0.0, in [0, 1]): señas (issue 13): probability, per seña it makes, of making a
+      false one (a seña of the vocabulary that is not true of its hand);
     * ``cards`` (``smart``): how it plays its cards.  ``smart``: the rules of the module
       docstring.  ``high``: leads its best card; following, its best card when that beats the
       table, else its lowest (it never overtakes a partner who holds the baza): it spends its
@@ -271,9 +282,10 @@ class HeuristicAgent(Agent):
     name = "heuristic"
     #: Knob defaults (a preset of :data:`STYLES` overrides some, explicit knobs override it).
     DEFAULTS = {"bluff": 0.1, "aggression": 0.0, "accept": 0.0, "call": 0.0, "raises": 0.0,
-                "envido": 0.0, "envido_bluff": 0.0, "cards": "smart"}
+                "envido": 0.0, "envido_bluff": 0.0, "cards": "smart", "liar": 0.0}
     PARAMS = {"style": _style, "bluff": _f, "aggression": _f, "accept": _shift, "call": _shift,
-              "raises": _shift, "envido": _shift, "envido_bluff": _f, "cards": _cards}
+              "raises": _shift, "envido": _shift, "envido_bluff": _f, "cards": _cards,
+              "liar": _f}
 
     # Truco: call / raise when P(win hand) >= CALL[next level]; accept a pending level when
     # P >= ACCEPT[level], raise it when P >= RAISE[level].  The break-even of quiero against
@@ -296,10 +308,12 @@ class HeuristicAgent(Agent):
                  aggression: float | None = None, *, style: str | None = None,
                  accept: float | None = None, call: float | None = None,
                  raises: float | None = None, envido: float | None = None,
-                 envido_bluff: float | None = None, cards: "str | float | None" = None):
+                 envido_bluff: float | None = None, cards: "str | float | None" = None,
+                 liar: float | None = None):
         super().__init__(seed)
         given = dict(bluff=bluff, aggression=aggression, accept=accept, call=call,
-                     raises=raises, envido=envido, envido_bluff=envido_bluff, cards=cards)
+                     raises=raises, envido=envido, envido_bluff=envido_bluff, cards=cards,
+                     liar=liar)
         self.style = None if style is None else _style(style)
         knobs = {**self.DEFAULTS, **(STYLES[self.style] if self.style else {}),
                  **{k: v for k, v in given.items() if v is not None}}
@@ -383,6 +397,7 @@ class HeuristicAgent(Agent):
             "flor_state": v["flor.state"].argmax(axis=1),
             "mine_frac": v["score.mine"], "theirs_frac": v["score.theirs"],
             "lacks_frac": v["score.lacks"],
+            **_read_senas(v, rel, mine_seat, theirs_seat, cur_has, muestra),
         }
 
     # ------------------------------------------------------------------ cards
@@ -459,8 +474,12 @@ class HeuristicAgent(Agent):
             p[done, k, LOSE] = d["res"][done, k, 1]
             p[done, k, PARDA] = d["res"][done, k, 2]
         # The baza in progress.
-        pw, pl, pp = _baza_probs(np.maximum(d["team_best"], my_card), d["opp_best"],
-                                 d["mates_left"], d["opp_left"], d["cdf"])
+        # Señas (issue 13): a card a partner (or a caught rival) signalled and has not yet
+        # played in this baza counts as known instead of random (-1 / 0 without señas).
+        pw, pl, pp = _baza_probs(np.maximum(np.maximum(d["team_best"], my_card), d["sig_team"]),
+                                 np.maximum(d["opp_best"], d["sig_opp"]),
+                                 d["mates_left"] - (d["sig_team"] >= 0),
+                                 d["opp_left"] - (d["sig_opp"] >= 0), d["cdf"])
         for k in range(3):
             at = b == k
             p[at, k] = np.stack([pw, pl, pp], axis=1)[at]
@@ -532,6 +551,7 @@ class HeuristicAgent(Agent):
         # ---- envido
         e = d["env_pts"]
         tie = d["mano_team"].astype(int)
+        e = np.maximum(e, d["sig_envido"])     # a partner's seña of envido alto (issue 13)
         p_open = ENVIDO_WIN[m, 0, tie, e]
         passed = (d["baza"] == 0) & (d["opp_best"] >= 0)  # an opponent played without singing
         p_open = p_open + np.where(passed, self.OPEN_PASSED, 0.0) + agg
@@ -549,6 +569,7 @@ class HeuristicAgent(Agent):
         falta = np.maximum(d["lacks_frac"] * self.FALTA_NOMINAL, nq_pts + 1)
         q_pts = np.where(q_pts < 0, falta, q_pts)
         floor = np.array([self.CALLER_FLOOR.get(c[-1:], 0) for c in chain], dtype=np.int64)
+        floor = np.maximum(floor, d["sig_opp_envido"])   # a caught rival seña of envido alto
         p_env = ENVIDO_WIN[m, floor, tie, e] + agg
         in_env = answering & (flor_state == 0) & d["env_pending"]
         p_up = p_env + self.raises
@@ -585,10 +606,52 @@ class HeuristicAgent(Agent):
             pref[disc] = np.where(legal[disc], -1.0, -np.inf)
             pref[disc, A["discard_0"]:A["discard_3"] + 1] = self._discard_values(obs[disc], d, disc)
             want[disc] = -1
+        # ---- señas (issue 13): first thing on its turn, a truthful traditional seña (or, with
+        # probability ``liar``, a false one); the turn stays, the decisions above come next.
+        can_sena = legal[:, core.A_SENA0]
+        if can_sena.any():
+            sena = self._choose_sena(obs, d, legal, can_sena)
+            rows = np.flatnonzero(sena >= 0)
+            want[rows] = core.A_SENA0 + sena[rows]
         rows = np.flatnonzero(want >= 0)
         pref[rows, want[rows]] = 10.0
         pref[~legal] = -np.inf
         return pref.argmax(axis=1)
+
+    def _choose_sena(self, obs: np.ndarray, d: dict, legal: np.ndarray,
+                     can: np.ndarray) -> np.ndarray:
+        """The seña number to make in every game (-1 none): traditional señas only; the best
+        unplayed card's seña (baza 1: envido alto / sin envido first unless that card is a
+        tres or better), uruguayo's ``nada`` in baza 1 without one; a lie with probability
+        ``liar`` (a seña false of the hand)."""
+        n = len(obs)
+        v = _ENC.views(obs)
+        traditional = v["senas.kind"][:, 0] > 0.5
+        uru = ~d["no_muestra"]
+        true = _true_senas(v, d)                                    # [n, 16]
+        have = d["have"]
+        cards = v["hand"].argmax(axis=2)
+        mu = np.where(uru, v["muestra"].argmax(axis=1), NUM_CARDS)
+        tok = np.where(uru[:, None], card_sena_table(True)[mu[:, None], cards],
+                       card_sena_table(False)[mu[:, None], cards])
+        best = np.where(have & (tok >= 0), tok, _BIG).min(axis=1)
+        env_tok = np.where(true[:, _ENVIDO_ALTO], _ENVIDO_ALTO,
+                           np.where(true[:, _SIN_ENVIDO], _SIN_ENVIDO, -1))
+        first = (d["baza"] == 0) & (env_tok >= 0) & ~uru & (best > _TRES)
+        sena = np.where(best < _BIG, best, -1)
+        sena = np.where(first, env_tok, sena)
+        sena = np.where(uru & (sena < 0) & (d["baza"] == 0), _NADA, sena)   # nada: of the
+        # hand as dealt, so only before any card of it is played
+        nk = legal[:, core.A_SENA0:].sum(axis=1)
+        if self.liar > 0:
+            lie = self.rng.random(n) < self.liar
+            keys = self.rng.random((n, legal.shape[1] - core.A_SENA0)) \
+                + (legal[:, core.A_SENA0:] & ~true[:, :legal.shape[1] - core.A_SENA0])
+            false = keys.argmax(axis=1)
+            ok = (legal[:, core.A_SENA0:] & ~true[:, :legal.shape[1] - core.A_SENA0]).any(axis=1)
+            sena = np.where(lie & ok, false, sena)
+        sena = np.where(can & traditional & (sena < nk), sena, -1)
+        return sena
 
     @staticmethod
     def _discard_values(obs: np.ndarray, d: dict, rows: np.ndarray) -> np.ndarray:
@@ -611,6 +674,60 @@ class HeuristicAgent(Agent):
                                                    + env_val[:, keep[b]], 0))
             out[:, k] = strength_ + env / 330.0
         return out
+
+
+# ---- señas (issue 13): reading the traditional señas seen (the ``senas`` piece)
+_ENVIDO_ALTO, _SIN_ENVIDO = SENAS_ARGENTINO.index("envido_alto"), SENAS_ARGENTINO.index("sin_envido")
+_TRES, _NADA = SENAS_ARGENTINO.index("tres"), SENAS_URUGUAYO.index("nada")
+#: The least truco rank a card seña promises (-1: not a card seña), argentino and uruguayo.
+_SENA_RANK = np.full((2, SENA_MAX), -1, dtype=np.int64)
+_SENA_RANK[0, :7] = [13, 12, 11, 10, 9, 8, 7]
+_SENA_RANK[1, :10] = [18, 17, 16, 15, 14, 12, 10, 9, 8, 7]
+
+
+def _read_senas(v: dict, rel: np.ndarray, mine_seat: np.ndarray, theirs_seat: np.ndarray,
+                cur_has: np.ndarray, muestra: np.ndarray) -> dict:
+    """What the señas seen say, taken at their word: the best card a partner (``sig_team``) or
+    a caught rival (``sig_opp``) signalled and who has not played in this baza yet (-1 none),
+    and the envido of a partner's (a caught rival's) ``envido_alto`` (0 none)."""
+    n = v["senas"].shape[0]
+    out = {"sig_team": np.full(n, -1), "sig_opp": np.full(n, -1),
+           "sig_envido": np.zeros(n, np.int64), "sig_opp_envido": np.zeros(n, np.int64)}
+    traditional = v["senas.kind"][:, 0] > 0.5
+    if not traditional.any():
+        return out
+    seen = v["senas.seen"].reshape(n, 3, 6, SENA_SIZE)[..., :SENA_MAX] > 0.5   # [n, 3, 6, 16]
+    uru = (muestra < NUM_CARDS).astype(np.int64)
+    rank = np.where(seen, _SENA_RANK[uru][:, None, None, :], -1).max(axis=(1, 3))  # [n, 6]
+    rank = np.where(traditional[:, None] & ~cur_has, rank, -1)
+    mates = mine_seat & (rel > 0)
+    out["sig_team"] = np.where(mates, rank, -1).max(axis=1)
+    out["sig_opp"] = np.where(theirs_seat, rank, -1).max(axis=1)
+    alto = seen[..., _ENVIDO_ALTO].any(axis=1) & traditional[:, None] & (uru[:, None] == 0)
+    out["sig_envido"] = np.where((alto & mates).any(axis=1), ENVIDO_ALTO, 0)
+    out["sig_opp_envido"] = np.where((alto & theirs_seat).any(axis=1), ENVIDO_ALTO, 0)
+    return out
+
+
+def _true_senas(v: dict, d: dict) -> np.ndarray:
+    """``bool[n, 16]``: the traditional señas true of my hand as dealt (the cards not yet
+    played, and the envido), from the observation."""
+    n = len(d["have"])
+    cards = v["hand"].argmax(axis=2)
+    uru = ~d["no_muestra"]
+    mu = np.where(uru, v["muestra"].argmax(axis=1), NUM_CARDS)
+    tok = np.where(uru[:, None], card_sena_table(True)[mu[:, None], cards],
+                   card_sena_table(False)[mu[:, None], cards])
+    tok = np.where(d["have"], tok, -1)
+    out = np.zeros((n, SENA_MAX), dtype=bool)
+    for j in range(3):
+        ok = tok[:, j] >= 0
+        out[np.flatnonzero(ok), tok[ok, j]] = True
+    env = np.rint(v["my_envido"][:, 0] * POINTS_SCALE)
+    out[:, _ENVIDO_ALTO] |= ~uru & (env >= ENVIDO_ALTO)
+    out[:, _SIN_ENVIDO] |= ~uru & (env < SIN_ENVIDO)
+    out[:, _NADA] = np.where(uru, (tok < 0).all(axis=1), out[:, _NADA])
+    return out
 
 
 def _heuristic_factory(args: str, seed: int | None) -> Agent:

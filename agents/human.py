@@ -1,7 +1,8 @@
 """A person at the terminal: shows what the seat may know and reads an action.
 
-Input is an action id, an action name (``truco``, ``quiero``...; a unique prefix will do) or a
-card of the hand (``7o`` plays it).  Bad input is explained and asked again; ``help`` lists
+Input is an action id, an action name (``truco``, ``quiero``...; a unique prefix will do), a
+card of the hand (``7o`` plays it) or, with señas, a seña by its meaning (``tres``, ``envido_alto``;
+the view shows the señas the player saw).  Bad input is explained and asked again; ``help`` lists
 the commands; ``quit``, end of input (ctrl-d) or ctrl-c raise :class:`QuitGame`, which
 :mod:`agents.play` turns into a clean exit.
 """
@@ -48,6 +49,8 @@ def parse_action(text: str, mask: np.ndarray, view: Mapping) -> tuple[int | None
             return None, f"{t} is not an action id (0..{len(ACTIONS) - 1})"
     elif t in ACTION_ID:
         action = ACTION_ID[t]
+    elif t in view.get("sena_names", ()):         # señas (issue 13) by their meaning: "tres"
+        action = ACTION_ID[f"sena_{list(view['sena_names']).index(t)}"]
     else:
         try:
             card = parse_card(t)

@@ -2,6 +2,7 @@
 
     python -m agents.play --opponent heuristic:bluff=0.2 --players 2 --target 30
     python -m agents.play --players 4 --partner heuristic --opponent random --seat 1
+    python -m agents.play --players 4 --senas traditional   # señas: type one by name ("tres")
 
 You see your cards, the table, the calls and the score (with malas and buenas), and the legal
 actions by number and name; type a number, a name (or a unique start of one) or a card of your
@@ -17,7 +18,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from truco_env.core import ACTOR
+from truco_env.core import A_SENA0, ACTOR, TEAM
 from truco_env.game import Matches
 from truco_env.loop import play
 from truco_env.rules import PRESETS, get_rules
@@ -50,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--pica-pica", dest="pica_pica", action=argparse.BooleanOptionalAction,
                     default=None, help="pica-pica duels, 4 or 6 players (default: the preset's; "
                                        "docs/rules.md section 11)")
+    ap.add_argument("--senas", default=None, choices=("off", "traditional", "learned"),
+                    help="señas between partners (team games; docs/rules.md section 13)")
     ap.add_argument("--seat", type=int, default=0, help="your seat (0 .. players-1)")
     ap.add_argument("--seed", type=int, default=None, help="seed of the deals and the bots")
     return ap
@@ -72,7 +75,7 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input,
         ap.error(f"--seat must be in 0..{args.players - 1}")
     try:
         rules = get_rules(args.rules, target=args.target, flor=args.flor,
-                          pica_pica=args.pica_pica)
+                          pica_pica=args.pica_pica, senas=args.senas)
         game = Matches(1, args.players, rules)
         seeds = np.random.SeedSequence(args.seed).generate_state(args.players)
         me = args.seat
@@ -93,6 +96,8 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input,
 
     def on_decision(game: Matches, rows, actions, mask) -> None:
         seat = int(game.S[0, ACTOR])
+        if actions[0] >= A_SENA0 and game.S[0, TEAM + seat] != game.S[0, TEAM + me]:
+            return   # a rival's seña: the person sees it only if he catches it (his view)
         if seat != me:
             view = decode_view(game, 0, seat)
             print_fn(f"  {seat_name(seat, me, args.players, view.get('teams'))}: "

@@ -8,7 +8,11 @@ Every figure is printed as a ratio to the peer; the vector env with ``observatio
 (one size, next to the compact row of that size) also as a ratio to compact.  The random agent is the same cheap
 mask-sampling loop for every environment.  The modes of issue 12 (pica-pica 2v2 and 3v3, pata
 de gallo, destantado) get a row each at ``--mode-size``, also as a ratio to the argentino 1v1
-row of that size.  The peer needs ``pip install rlcard pygame``.
+row of that size.  Señas (issue 13) get two rows at ``--mode-size``, 2v2 argentino with
+``senas="traditional"``: random play that makes señas like any other action, and random play
+that never makes one (the channel's fixed cost: the mask, the observation piece), each as a
+ratio to 2v2 argentino without señas (a row of its own, same rounds).  The peer needs
+``pip install rlcard pygame``.
 """
 from __future__ import annotations
 
@@ -41,7 +45,8 @@ def aec_steps_per_second(make, seconds: float, seed: int = 0) -> float:
 
 
 def vector_steps_per_second(n: int, seconds: float, players: int = 2, seed: int = 0,
-                            observation: str = "compact", **game) -> float:
+                            observation: str = "compact", make_senas: bool = True,
+                            **game) -> float:
     from truco_env import VectorTrucoEnv
 
     venv = VectorTrucoEnv(n, players=players, seed=seed, check_actions=False,
@@ -53,6 +58,9 @@ def vector_steps_per_second(n: int, seconds: float, players: int = 2, seed: int 
     t0 = time.perf_counter()
     while True:
         mask = obs["action_mask"]
+        if not make_senas:                   # señas legal but never made (issue 13)
+            mask = mask.copy()
+            mask[:, 20:] = 0
         # Uniform over legal actions: argmax of random keys on legal entries.
         keys = rng.random(mask.shape, dtype=np.float32) + mask
         actions = keys.argmax(axis=1)
@@ -106,6 +114,15 @@ def main() -> None:
         f"pata de gallo 3p N={args.mode_size}": dict(players=3, rules="pata_de_gallo"),
         f"destantado 3p N={args.mode_size}": dict(players=3, rules="destantado"),
     }
+    # Señas (issue 13): 2v2 argentino with and without them, same size, same rounds.
+    plain = f"2v2 argentino N={args.mode_size}"
+    senas = {} if args.mode_size <= 0 else {
+        plain: dict(players=4),
+        f"2v2 senas traditional N={args.mode_size}": dict(players=4, senas="traditional"),
+        f"2v2 senas, none made N={args.mode_size}": dict(players=4, senas="traditional",
+                                                        make_senas=False),
+    }
+    modes.update(senas)
     names += list(modes)
     peer, ours = [], {k: [] for k in names}
     for _ in range(args.rounds):
@@ -133,6 +150,8 @@ def main() -> None:
         base = f"truco_env vector N={args.mode_size}"
         if k in modes and base in ours:
             extra = f"   x argentino 1v1 {v / float(np.median(ours[base])):.2f}"
+        if k in senas and k != plain:
+            extra += f"   x 2v2 without senas {v / float(np.median(ours[plain])):.2f}"
         print(f"{k:<40}{v:>16,.0f}{v / p:>10.2f}{extra}")
 
 

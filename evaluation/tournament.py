@@ -69,9 +69,13 @@ class GameConfig:
     target: int | None = None
     flor: bool | None = None
     pica_pica: bool | None = None     # None: the preset's (issue 12)
+    senas: str = "off"                # señas (issue 13): "off", "traditional", "learned"
+    sena_tokens: int = 8
+    sena_catch: float = 0.25
 
     def ruleset(self) -> RuleSet:
-        r = get_rules(self.rules, target=self.target, flor=self.flor, pica_pica=self.pica_pica)
+        r = get_rules(self.rules, target=self.target, flor=self.flor, pica_pica=self.pica_pica,
+                      senas=self.senas, sena_tokens=self.sena_tokens, sena_catch=self.sena_catch)
         if self.players not in r.players_allowed:
             raise ConfigurationError(f"bad value players={self.players!r} for rules "
                                      f"{r.name!r} (mode {r.mode!r}); expected one of "
@@ -105,7 +109,9 @@ def trained_game(spec: str) -> GameConfig | None:
     else:
         return None
     return GameConfig(players=int(game["players"]), rules=game["rules"], target=game["target"],
-                      flor=game["flor"], pica_pica=game.get("pica_pica", False))
+                      flor=game["flor"], pica_pica=game.get("pica_pica", False),
+                      senas=game.get("senas", "off"), sena_tokens=game.get("sena_tokens", 8),
+                      sena_catch=game.get("sena_catch", 0.25))
 
 
 def _game_key(cfg: GameConfig) -> tuple:

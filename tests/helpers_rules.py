@@ -178,3 +178,50 @@ def assert_score(env, expected):
     """The score is ``expected`` and the hand's books add up (see :func:`books`)."""
     assert score(env) == list(expected)
     books(env)
+
+
+def assert_hidden_cards_do_not_leak(env, resets, rng, max_steps, options=None):
+    """After each reset (``range(resets)`` as seeds, ``options``) and up to ``max_steps`` random
+    legal actions, every observer's observation and view stay the same when every other
+    player's unplayed cards are swapped for unused ones (with their ranks, the envido points
+    not said aloud, and the gallo's fourth or discarded card).  Returns the positions
+    compared."""
+    from truco_env import core as C
+    raw = env.unwrapped
+    P = raw.players
+    compared = 0
+    for m in range(resets):
+        env.reset(seed=m, options=options)
+        for _ in range(int(rng.integers(0, max_steps))):
+            obs, _, term, _, _ = env.last()
+            if term:
+                break
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if raw.terminations["player_0"]:
+            continue
+        S = raw.game.S
+        for observer in range(P):
+            before = raw.observe(f"player_{observer}")["observation"].copy()
+            view_before = raw.view(f"player_{observer}")
+            saved = S.copy()
+            used = set(int(c) for c in S[0, C.HAND:C.HAND + 3 * P]) | {
+                int(S[0, C.FOURTH]), int(S[0, C.DISCARD])}
+            unused = [c for c in range(40) if c not in used]
+            for p in range(P):
+                if p == observer:
+                    continue
+                for k in range(3):
+                    if S[0, C.PLAYED + 3 * p + k] < 0:
+                        S[0, C.HAND + 3 * p + k] = unused.pop()
+                        S[0, C.HRANK + 3 * p + k] = rng.integers(0, 14)
+                if S[0, C.PUBLIC + p] < 0:
+                    S[0, C.ENVIDO_PTS + p] = rng.integers(0, 34)
+                if p == S[0, C.GALLO]:
+                    for f in (C.FOURTH, C.DISCARD):
+                        if S[0, f] >= 0:
+                            S[0, f] = unused.pop()
+            assert np.array_equal(before, raw.observe(f"player_{observer}")["observation"])
+            assert raw.view(f"player_{observer}") == view_before
+            S[:] = saved
+            compared += 1
+    return compared

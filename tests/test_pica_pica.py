@@ -12,7 +12,8 @@ from truco_env.game import Matches
 from truco_env.observe import Encoder
 from truco_env.rules import get_rules
 
-from helpers_rules import act, assert_score, done, legal, make, run, score, turn, view
+from helpers_rules import (act, assert_hidden_cards_do_not_leak, assert_score, done, legal, make,
+                           run, score, turn, view)
 from test_invariants import CONFIGS as _UNUSED, hand_books, play_random  # noqa: F401
 
 # argentino with pica-pica from the first hand: the alternate schedule starts once a side has
@@ -251,38 +252,8 @@ def test_random_pica_matches_keep_invariants(cfg):
 def test_no_leak_in_duels(kind):
     """Swap every other player's unplayed cards: no observation or view changes."""
     env = truco_env.env(players=6, observation=kind, flor=True, **PICA)
-    rng = np.random.default_rng(5)
-    compared = 0
-    for m in range(12):
-        env.reset(seed=m, options={"score": [8, 0]})
-        for _ in range(int(rng.integers(0, 14))):
-            obs, _, term, _, _ = env.last()
-            if term:
-                break
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        raw = env.unwrapped
-        if raw.terminations["player_0"]:
-            continue
-        S = raw.game.S
-        for observer in range(6):
-            before = raw.observe(f"player_{observer}")["observation"].copy()
-            vb = raw.view(f"player_{observer}")
-            saved = S.copy()
-            used = set(int(c) for c in S[0, C.HAND:C.HAND + 18])
-            unused = [c for c in range(40) if c not in used]
-            for p in range(6):
-                if p == observer:
-                    continue
-                for k in range(3):
-                    if S[0, C.PLAYED + 3 * p + k] < 0:
-                        S[0, C.HAND + 3 * p + k] = unused.pop()
-                        S[0, C.HRANK + 3 * p + k] = rng.integers(0, 14)
-                if S[0, C.PUBLIC + p] < 0:
-                    S[0, C.ENVIDO_PTS + p] = rng.integers(0, 34)
-            assert np.array_equal(before, raw.observe(f"player_{observer}")["observation"])
-            assert raw.view(f"player_{observer}") == vb
-            S[:] = saved
-            compared += 1
+    compared = assert_hidden_cards_do_not_leak(env, 12, np.random.default_rng(5), 14,
+                                               options={"score": [8, 0]})
     assert compared >= 40
 
 

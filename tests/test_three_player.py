@@ -12,7 +12,8 @@ from pettingzoo.test import api_test, seed_test
 import truco_env
 from truco_env import ACTIONS, ConfigurationError
 from truco_env import core as C
-from helpers_rules import act, done, legal, make, play, run, score, turn, view
+from helpers_rules import (act, assert_hidden_cards_do_not_leak, done, legal, make, play, run,
+                           score, turn, view)
 
 A33 = ["7c", "6c", "4b"]   # envido 33
 B27 = ["1e", "2o", "5o"]   # envido 27
@@ -346,42 +347,7 @@ def test_no_information_leak(rules, kind):
     """Swap the other players' unplayed cards (and the gallo's fourth or discarded card): the
     observer's observation and view do not change."""
     env = truco_env.env(players=3, rules=rules, observation=kind)
-    raw = env.unwrapped
-    rng = np.random.default_rng(2)
-    compared = 0
-    for m in range(30):
-        env.reset(seed=m)
-        for _ in range(int(rng.integers(0, 6))):
-            obs, _, term, _, _ = env.last()
-            if term:
-                break
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        if raw.terminations["player_0"]:
-            continue
-        S = raw.game.S
-        for observer in range(3):
-            before = raw.observe(f"player_{observer}")["observation"].copy()
-            view_before = raw.view(f"player_{observer}")
-            saved = S.copy()
-            used = set(int(c) for c in S[0, C.HAND:C.HAND + 9]) | {int(S[0, C.FOURTH]),
-                                                                   int(S[0, C.DISCARD])}
-            unused = [c for c in range(40) if c not in used]
-            for p in range(3):
-                if p == observer:
-                    continue
-                for k in range(3):
-                    if S[0, C.PLAYED + 3 * p + k] < 0:
-                        S[0, C.HAND + 3 * p + k] = unused.pop()
-                S[0, C.ENVIDO_PTS + p] = rng.integers(0, 34)
-                if p == S[0, C.GALLO]:
-                    if S[0, C.FOURTH] >= 0:
-                        S[0, C.FOURTH] = unused.pop()
-                    if S[0, C.DISCARD] >= 0:
-                        S[0, C.DISCARD] = unused.pop()
-            assert np.array_equal(before, raw.observe(f"player_{observer}")["observation"])
-            assert raw.view(f"player_{observer}") == view_before
-            S[:] = saved
-            compared += 1
+    compared = assert_hidden_cards_do_not_leak(env, 30, np.random.default_rng(2), 6)
     assert compared >= 60
 
 
@@ -414,7 +380,7 @@ def test_vector_env_and_render(rules):
     env.reset(seed=3)
     text = env.render()
     assert "player_2" in text and "Score" in text
-    assert ACTIONS[16:] == ("discard_0", "discard_1", "discard_2", "discard_3")
+    assert ACTIONS[16:20] == ("discard_0", "discard_1", "discard_2", "discard_3")
 
 
 def test_pica_pica_and_the_three_player_modes_are_exclusive():

@@ -53,6 +53,10 @@ class Config:
     flor: Optional[bool] = _f(None, "play with flor (null = the preset's default)")
     pica_pica: Optional[bool] = _f(None, "pica-pica hands, 1v1 duels (docs/rules.md section 11; "
                                          "null = the preset's: trucoshi 6 players)")
+    senas: str = _f("off", "señas between partners (docs/rules.md section 13; team games "
+                           "only)", choices=("off", "traditional", "learned"))
+    sena_tokens: int = _f(8, "tokens of the learned señas (1..16)")
+    sena_catch: float = _f(0.25, "probability that each opponent catches each seña")
     winprob_reward: float = _f(1.0, "shaping: add this times the change of the team's match "
                                     "win potential 2*W(score)-1 (truco_env.winprob, W measured "
                                     "from heuristic hands; 0 at the end, so it telescopes)")
@@ -129,6 +133,11 @@ class Config:
     @property
     def num_iterations(self) -> int:
         return max(1, math.ceil(self.total_steps / self.batch_env_steps))
+
+    def sena_knobs(self) -> dict:
+        """The señas knobs (issue 13) as rule-knob keywords."""
+        return {"senas": self.senas, "sena_tokens": self.sena_tokens,
+                "sena_catch": self.sena_catch}
 
 
 class ConfigError(ValueError):
@@ -233,11 +242,14 @@ def _check(cfg: Config) -> None:
         raise ConfigError(f"bad value run_name={cfg.run_name!r}: expected a plain folder name")
     from truco_env import get_rules
     try:
-        rules = get_rules(cfg.rules, target=cfg.target, flor=cfg.flor, pica_pica=cfg.pica_pica)
-        from truco_env.rules import plays_pica_pica
+        rules = get_rules(cfg.rules, target=cfg.target, flor=cfg.flor, pica_pica=cfg.pica_pica,
+                          **cfg.sena_knobs())
+        from truco_env.rules import check_senas, plays_pica_pica
         plays_pica_pica(rules, cfg.players) if cfg.players in rules.players_allowed else None
+        check_senas(rules, cfg.players)
     except ValueError as exc:
-        raise ConfigError(f"bad game settings (rules/target/flor/pica_pica): {exc}") from None
+        raise ConfigError(f"bad game settings (rules/target/flor/pica_pica/senas): {exc}") \
+            from None
     if cfg.players not in rules.players_allowed:
         raise ConfigError(f"bad value players={cfg.players}: rules {cfg.rules!r} allow "
                           f"{list(rules.players_allowed)}")

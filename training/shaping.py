@@ -17,6 +17,7 @@ def win_potential(cfg: Config, heuristic, hands: int = 4096) -> np.ndarray:
     from truco_env.winprob import hand_points_distribution, win_probability_table
     venv = VectorTrucoEnv(256, players=cfg.players, rules=cfg.rules, target=cfg.target,
                           flor=cfg.flor, pica_pica=cfg.pica_pica, episode="hand",
+                          **cfg.sena_knobs(),
                           check_actions=False, seed=cfg.seed + 17)
     obs, info = venv.reset()
     points = []

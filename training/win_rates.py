@@ -17,7 +17,7 @@ EVAL_SEED, FINAL_SEED = 20261, 20262
 def game_config(cfg: Config):
     from evaluation.tournament import GameConfig
     return GameConfig(players=cfg.players, rules=cfg.rules, target=cfg.target, flor=cfg.flor,
-                      pica_pica=cfg.pica_pica)
+                      pica_pica=cfg.pica_pica, **cfg.sena_knobs())
 
 
 def evaluate(learner, opponent, cfg: Config, games: int, seed: int) -> tuple[float, float, float]:

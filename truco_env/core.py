@@ -27,7 +27,7 @@ from .cards import ENVIDO_VALUE, TRUCO_RANK
 from .rules import (
     RuleTables, K_ACHICO, K_BUENAS, K_CF_NQ, K_CF_Q, K_FALTA, K_FLOR, K_FLOR_EACH, K_FLOR_PTS, K_FLOR_VS,
     K_MUESTRA, K_PIEZA_ENV, K_RESTO, K_RESTO_NQ, K_TARGET, NUM_ACTIONS,
-    K_FALTA_POINTS, K_MODE, MODE_DESTANTADO, MODE_PATA, MODE_TEAMS,
+    K_FALTA_POINTS, K_MODE, MODE_DESTANTADO, MODE_PATA, MODE_TEAMS, K_SENAS, K_SENA_N,
 )
 from .rules import K_PICA, K_PICA_PLAYERS
 
@@ -43,6 +43,8 @@ A_PLAY0, A_PLAY1, A_PLAY2, A_ENVIDO, A_REAL, A_FALTA, A_FLOR, A_CONTRAFLOR, A_RE
     A_TRUCO, A_RETRUCO, A_VALE4, A_QUIERO, A_NO_QUIERO, A_MAZO = range(16)
 # Three-player modes (issue 12): pata de gallo's discard of slot 0..3 of the gallo's four cards.
 A_DISCARD0 = 16
+# Señas (issue 13): sena_k is action A_SENA0 + k (k < the vocabulary's size, knob K_SENA_N).
+A_SENA0 = 20
 
 # Flor contest states.
 FLOR_NONE, FLOR_SUNG, FLOR_CONTRA, FLOR_RESTO = 0, 1, 2, 3
@@ -65,11 +67,16 @@ FLOR_NONE, FLOR_SUNG, FLOR_CONTRA, FLOR_RESTO = 0, 1, 2, 3
 #   event per player of the side; destantado: points shed to the pot), team = his side.
 #   EV_DISCARD   pata de gallo: seat (the gallo) discarded a card face down (which one is not
 #                logged: the log is public)
+#   EV_SENA      (señas, issue 13) seat made seña number value (its team: team); detail = the
+#                bit mask of the opponents who caught it.  NOT public: the signer and his
+#                partners saw it, an opponent only if his bit is set (view.hand_events(viewer=),
+#                and the encoders read SENA/SENA_CAUGHT with the same rule, _sees_sena)
 EV_ACTION, EV_BAZA, EV_DECLARE, EV_POINTS, EV_HAND_END, EV_MATCH_END = range(6)
 EV_DUEL = 6
-EV_PASS, EV_DISCARD = 7, 8     # nine kinds: the packed kind has 4 bits (pack_event)
+EV_PASS, EV_DISCARD = 7, 8
+EV_SENA = 9                    # ten kinds: the packed kind has 4 bits (pack_event)
 EVENT_NAMES = ("action", "baza", "declare", "points", "hand_end", "match_end", "duel", "pass",
-               "discard")
+               "discard", "sena")
 SRC_ENVIDO, SRC_FLOR, SRC_TRUCO = range(3)
 SOURCE_NAMES = ("envido", "flor", "truco")
 END_BAZAS, END_NO_QUIERO, END_MAZO, END_MATCH_POINT = 1, 2, 3, 4
@@ -164,6 +171,12 @@ FIELDS: tuple[tuple[str, int, str], ...] = (
     ("ENV_IN", 1, "destantado: bit mask of the seats in the envido (the caller, who accepted)"),
     ("TRU_LEFT", 1, "destantado: bit mask of the seats still to answer the pending truco song"),
     ("NEXT_MANO", 1, "seat of the next hand's mano, set when the hand ends (-1 before)"),
+) + (
+    # ---- señas (issue 13): who sees each seña is decided by _sees_sena
+    ("SENA", 3 * P_MAX, "per baza and seat: the seña it made in that baza (A_SENA0 offset: "
+                        "0..K_SENA_N-1), -1 none"),
+    ("SENA_CAUGHT", 3 * P_MAX, "per baza and seat: bit mask of the opponents who caught its "
+                               "seña (private to each of them)"),
 )
 
 
@@ -205,6 +218,7 @@ GALLO = OFFSETS["GALLO"]; DISCARDING = OFFSETS["DISCARDING"]; FOURTH = OFFSETS["
 DISCARD = OFFSETS["DISCARD"]; OUT = OFFSETS["OUT"]; NOUT = OFFSETS["NOUT"]
 ENV_LEFT = OFFSETS["ENV_LEFT"]; ENV_IN = OFFSETS["ENV_IN"]; TRU_LEFT = OFFSETS["TRU_LEFT"]
 NEXT_MANO = OFFSETS["NEXT_MANO"]
+SENA = OFFSETS["SENA"]; SENA_CAUGHT = OFFSETS["SENA_CAUGHT"]
 
 _RANK = TRUCO_RANK.astype(np.int32)
 _ENVIDO_VALUE = ENVIDO_VALUE.astype(np.int32)
@@ -414,6 +428,8 @@ def _start_hand(S, K, games, decks, manos):
                 S[g, PLAYED + 3 * p + k] = -1
                 S[g, HRANK + 3 * p + k] = -1
                 S[g, BAZA_CARD + k * P_MAX + p] = -1
+                S[g, SENA + k * P_MAX + p] = -1
+                S[g, SENA_CAUGHT + k * P_MAX + p] = 0
         # Deal: the deck row lists cards in dealing order; seat p gets cards 3p..3p+2.
         for p in range(P):
             for k in range(3):
@@ -853,6 +869,47 @@ def _can_open_envido(S, K, g, seat):
 
 
 # ----------------------------------------------------------------------------------------------
+# Señas (issue 13; docs/rules.md section 13)
+
+
+@nb.njit(cache=True)
+def _may_sena(S, g, seat):
+    """The seña window, for the player about to play a card (no song waiting for his answer):
+    one seña per baza, before his card of that baza (he has not played in it: it is his
+    turn), in a hand played by teams (not during a pica-pica duel), and only with a partner in
+    the hand (pata de gallo: the pair, not the gallo)."""
+    if S[g, PICA] == 1 or S[g, SENA + S[g, BAZA] * P_MAX + seat] >= 0:
+        return False
+    for q in range(S[g, NPLAYERS]):
+        if q != seat and S[g, TEAM + q] == S[g, TEAM + seat]:
+            return True
+    return False
+
+
+@nb.njit(cache=True, inline="always")
+def sees_sena(S, g, viewer, signer, caught):
+    """Whether ``viewer`` saw a seña of ``signer`` that the opponents of ``caught`` (a bit mask)
+    caught: the signer and his partners always, an opponent when he caught it.  The one rule
+    of who sees a seña (the encoders and :func:`truco_env.view.hand_events` ask it)."""
+    return S[g, TEAM + viewer] == S[g, TEAM + signer] or ((caught >> viewer) & 1) == 1
+
+
+@nb.njit(cache=True)
+def _make_sena(S, g, seat, k, catch):
+    """``seat`` makes seña ``k`` and keeps the turn; ``catch`` is the driver's draw (a bit per
+    seat, from its seeded generator): the opponents among them caught it.  Nothing public
+    changes (not ACTED, not the reads): an uncaught seña is invisible to the opponents."""
+    caught = 0
+    for q in range(S[g, NPLAYERS]):
+        if S[g, TEAM + q] != S[g, TEAM + seat] and ((catch >> q) & 1) == 1:
+            caught |= 1 << q
+    i = S[g, BAZA] * P_MAX + seat
+    S[g, SENA + i] = k
+    S[g, SENA_CAUGHT + i] = caught
+    _log(S, g, EV_SENA, seat, S[g, TEAM + seat], k, caught)
+
+
+# ----------------------------------------------------------------------------------------------
 # Legal actions
 
 
@@ -919,6 +976,9 @@ def _mask_one(S, K, envido_next, g, m):
                         else S[g, TRUCO_OWNER] == S[g, TEAM + seat]):
         m[A_TRUCO + level] = True
     m[A_MAZO] = True
+    if K[K_SENAS] != 0 and _may_sena(S, g, seat):
+        for k in range(K[K_SENA_N]):
+            m[A_SENA0 + k] = True
 
 
 @nb.njit(cache=True)
@@ -1340,10 +1400,15 @@ def _step_alone(S, T, g, seat, a):
 
 
 @nb.njit(cache=True, inline="always")
-def _step_one(S, T, g, a, pts_out):
+def _step_one(S, T, g, a, pts_out, catch):
     K = T.knobs
     seat = S[g, ACTOR]
     team = S[g, TEAM + seat]
+    if a >= A_SENA0:
+        _make_sena(S, g, seat, a - A_SENA0, catch)
+        for t in range(T_MAX):
+            pts_out[t] = 0
+        return
     for t in range(T_MAX):
         pts_out[t] = S[g, SCORE + t]
     if a >= A_DISCARD0:
@@ -1460,18 +1525,23 @@ def _step_one(S, T, g, a, pts_out):
 
 
 @nb.njit(cache=True)
-def _step(S, T, actions, pts):
+def _step(S, T, actions, pts, catches):
     for g in range(S.shape[0]):
         a = actions[g]
         if a < 0 or S[g, HAND_OVER] == 1:
             for t in range(T_MAX):
                 pts[g, t] = 0
             continue
-        _step_one(S, T, g, a, pts[g])
+        _step_one(S, T, g, a, pts[g], catches[g])
 
 
-def step(S: np.ndarray, tables: RuleTables, actions: np.ndarray, pts: np.ndarray | None = None) -> np.ndarray:
+def step(S: np.ndarray, tables: RuleTables, actions: np.ndarray, pts: np.ndarray | None = None,
+         catches: np.ndarray | None = None) -> np.ndarray:
     """Play ``actions[g]`` (assumed legal; -1 skips a game) in every game.
+
+    ``catches[g]`` (señas, issue 13): where ``actions[g]`` is a seña, a bit per seat drawn by
+    the driver (seat q's bit: q would catch it); the core keeps the opponents' bits.  ``None``:
+    nobody catches anything.
 
     Returns ``int32[N, T_MAX]``: the points each team scored in this step.  Afterwards
     ``S[:, HAND_OVER]`` flags games whose hand ended (the caller deals the next hand) and
@@ -1479,5 +1549,8 @@ def step(S: np.ndarray, tables: RuleTables, actions: np.ndarray, pts: np.ndarray
     """
     if pts is None:
         pts = np.zeros((S.shape[0], T_MAX), dtype=np.int32)
-    _step(S, tables, np.asarray(actions, dtype=np.int32), pts)
+    if catches is None:
+        catches = np.zeros(S.shape[0], dtype=np.int32)
+    _step(S, tables, np.asarray(actions, dtype=np.int32), pts,
+          np.asarray(catches, dtype=np.int32))
     return pts

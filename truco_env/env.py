@@ -81,6 +81,15 @@ winner, -1/2 to each of the others.  In pata de gallo the gallo (the dealer) fir
 one of four cards (`discard_0`..`discard_3`; his view's `hand` has four cards until then).
 The rules, and every decision where seed 000 is silent: docs/rules.md section 12.
 
+## Señas
+
+`senas="traditional"` (seed 001's gestures) or `senas="learned"` (`sena_tokens` tokens) in a
+team game: on his turn to play a card, once a baza, a player may make a seña (`sena_k`, the
+k-th of `truco_env.rules.sena_vocabulary(rules)`) and keeps the turn.  His partners see it;
+each opponent catches it with probability `sena_catch`.  Each player's observation (`senas`
+piece), `view(agent)["senas"]`, `render()` from his seat and a replayed record show him the
+señas he saw, and no others.  docs/rules.md section 13.
+
 ## Version history
 The name (`truco_v1`, Gymnasium/PettingZoo id `truco_env/Truco-v1`) is bumped whenever a change
 can alter what an agent learns (observations, actions, rules, rewards);
@@ -89,7 +98,7 @@ checkpoint of another layout version is refused by name.
 
 * v0 (layout versions 1-2): first release (argentino, trucoshi and uruguayo; 2/4/6 players,
   flor, malas and buenas, muestra and piezas); layout 2 added the `recall` encoder.
-* v1 (layout version 5), three changes:
+* v1 (layout version 6), four changes:
   - the reads (issue 11, layout 3): every encoder gains the `reads` piece, what each player did
     earlier in the match (calls, answers and mazos per hand, envido points shown after its own
     calls), counted in the core (`core.READS`);
@@ -104,10 +113,20 @@ checkpoint of another layout version is refused by name.
     docs/rules.md section 12): actions 16..19 (`discard_0`..`discard_3`) appended after
     `mazo`, the ids 0..15 keep their meaning; the observation layout gains the six
     three-player pieces after `pica_pica` (`observe.ADDED_PIECES`; zero in the team games),
-    every other piece keeps its meaning; events gain `pass` and `discard`.
-  Shipped policies of layout 4 are carried to layout 5 with zero weights for the new inputs
-  and never-chosen discards (`python -m agents.pretrained migrate NAME`). Compact observations
-  have 638 floats, recall 1,622, infostate 4,606.
+    every other piece keeps its meaning; events gain `pass` and `discard`;
+  - señas (issue 13, layout 6; docs/rules.md section 13): knobs `senas` (`"off"` default,
+    `"traditional"`, `"learned"`), `sena_tokens` (8) and `sena_catch` (0.25) for the team
+    games (4 and 6 players, pata de gallo's pair; señas with 2 players or in destantado are a
+    `ConfigurationError`); actions 20..35 (`sena_0`..`sena_15`) appended after the discards,
+    the ids 0..19 keep their meaning; a seña keeps the turn, one per player per baza before
+    his card; partners see it, each opponent catches it with probability `sena_catch` (the
+    env's seeded generator) and the signer never learns it; the observation layout gains the
+    `senas` piece after `answers` (zero without señas); `view()` gains `senas` and
+    `sena_names`, events gain `sena` (shown only to the players who saw it), records gain
+    `caught` per hand.
+  Shipped policies of layout 5 are carried to layout 6 with zero weights for the new inputs
+  and never-chosen señas (`python -m agents.pretrained migrate NAME`). Compact observations
+  have 946 floats, recall 1,930, infostate 4,914; the mask has 36 actions.
 """
 from __future__ import annotations
 
@@ -125,7 +144,7 @@ from . import core as C
 from .game import IllegalActionError, Matches, RecordedDeals, illegal_message
 from .observe import (CALL_SIZE, CALLS_MAX, COMPACT_SIZE, EVENT_SIZE, HISTORY_MAX,
                       INFOSTATE_SIZE, NUM_CALLS, RECALL_SIZE, Encoder)
-from .rules import ACTIONS, NUM_ACTIONS, RuleSet, get_rules
+from .rules import ACTIONS, NUM_ACTIONS, SENA_MAX, RuleSet, get_rules
 from .cards import card_str
 from .view import decode_view, render_text, score_text
 
@@ -144,6 +163,9 @@ _ACTION_MEANING = {
     "discard_1": "pata de gallo: the gallo discards slot 1", "discard_2":
     "pata de gallo: the gallo discards slot 2", "discard_3":
     "pata de gallo: the gallo discards slot 3 (the fourth card dealt)",
+    # ---- señas (issue 13)
+    **{f"sena_{k}": f"make seña {k} of the game's vocabulary (`rules.sena_vocabulary`; "
+                    f"keeps the turn)" for k in range(SENA_MAX)},
 }
 _OPTIONS = ("hands", "mano", "score", "muestra", "deals")
 _ENV_ARGS = ("players", "rules", "target", "flor", "episode", "reward", "observation",
@@ -458,6 +480,12 @@ def render_picture(game: Any, g: int, seat: int | None = None) -> np.ndarray:
     d.text((x0, top), "calls", fill=(255, 230, 120), font=font)
     rows = max(1, (P * _ROW_H - 24) // 16)
     calls = [f"player_{p} {a}" for p, a in v["calls"]]
+    if seat is None:        # señas (issue 13): a spectator sees all, a seat those it saw
+        from .view import hand_events
+        v["senas"] = [{**e, "sena": v["sena_names"][e["sena"]]} for e in hand_events(S, g)
+                      if e["event"] == "sena"]
+    calls += [f"player_{x['seat']} seña {x['sena']}" + (" (caught)" if x["caught"] else "")
+              for x in v["senas"]]
     if len(calls) > rows:
         calls = ["..."] + calls[-(rows - 1):]
     for i, line in enumerate(calls):

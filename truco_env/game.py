@@ -13,7 +13,8 @@ import numpy as np
 
 from . import core as C
 from .cards import NUM_CARDS, card_str, parse_card
-from .rules import ACTIONS, NUM_ACTIONS, ConfigurationError, RuleSet, get_rules, plays_pica_pica
+from .rules import (ACTIONS, NUM_ACTIONS, ConfigurationError, RuleSet, check_senas, get_rules,
+                    plays_pica_pica)
 
 EPISODES = ("match", "hand")
 REWARDS = ("match", "points")
@@ -75,6 +76,14 @@ class DealSource:
     def first_manos(self, matches: "Matches", games: np.ndarray) -> np.ndarray | None:
         return None
 
+    def catches(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
+        """Señas (issue 13): for a seña made now in each of ``games``, who would catch it: a
+        bit per seat (``int32[k]``), each set with probability ``rules.sena_catch``, drawn
+        from the driver's seeded generator (the core keeps the opponents' bits)."""
+        P = matches.players
+        bits = matches.rng.random((len(games), P)) < matches.rules.sena_catch
+        return (bits << np.arange(P)).sum(axis=1).astype(np.int32)
+
 
 class ShuffledDeals(DealSource):
     """Uniformly shuffled decks from the driver's seeded generator (``Matches.rng``)."""
@@ -119,6 +128,16 @@ class RecordedDeals(DealSource):
 
     def first_manos(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
         return np.array([self.hands[0]["mano"]], dtype=np.int32)
+
+    def catches(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
+        """The recorded catches of the hand's señas, in order (``"caught"``: the seats that
+        caught each one)."""
+        i = self.next - 1
+        done = sum(1 for d in matches.deals[-1]["actions"][:-1] if d >= C.A_SENA0)
+        caught = self.hands[i].get("caught") or []
+        if done >= len(caught):
+            raise ValueError(f"record hand {i}: seña {done + 1} has no recorded 'caught' entry")
+        return np.array([sum(1 << int(q) for q in caught[done])], dtype=np.int32)
 
 
 class DuplicateDeals(DealSource):
@@ -196,6 +215,7 @@ class Matches:
             raise ValueError("bad value reward='match' with episode='hand'; a hand episode "
                              "has no match result: use reward='points'")
         self.pica_pica = plays_pica_pica(rules, players)   # a ValueError where it cannot be
+        self.senas = check_senas(rules, players)           # a ConfigurationError without partners
         self.n, self.players, self.rules = n, players, rules
         self.episode, self.reward = episode, reward
         self.random_mano = random_mano
@@ -212,6 +232,7 @@ class Matches:
         self.num_scores = players if self.per_seat else 2
         self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
         self._pts = np.zeros((n, C.T_MAX), dtype=np.int32)
+        self._catch = np.zeros(n, dtype=np.int32)
         self._rewards = np.zeros((n, players), dtype=np.float32)
         self.record_deals = n == 1   # the AEC env keeps a record of every deal and action
         self.deals: list[dict] = []
@@ -401,7 +422,17 @@ class Matches:
         S = self.S
         if self.record_deals and actions[0] >= 0:
             self.deals[-1]["actions"].append(int(actions[0]))
-        C.step(S, self.tables, actions, self._pts)
+        if self.senas:
+            sena = np.flatnonzero(np.asarray(actions) >= C.A_SENA0)
+            if len(sena):       # who catches each seña: the deal source's draw
+                self._catch[sena] = self.deal_source.catches(self, sena)
+        C.step(S, self.tables, actions, self._pts, self._catch)
+        if self.senas and len(sena):
+            if self.record_deals and sena[0] == 0:
+                i = C.SENA_CAUGHT + S[0, C.BAZA] * C.P_MAX + S[0, C.ACTOR]
+                self.deals[-1].setdefault("caught", []).append(
+                    [q for q in range(self.players) if (S[0, i] >> q) & 1])
+            self._catch[sena] = 0
         hand_ended = S[:, C.HAND_OVER] == 1
         if self.n == 1 and not hand_ended[0]:
             self._rewards[:] = 0.0
@@ -451,7 +482,8 @@ class Matches:
                           for p in range(self.players)],
                  "muestra": None if d.get("muestra") is None else card_str(d["muestra"]),
                  **({"fourth": card_str(d["fourth"])} if d.get("fourth") is not None else {}),
-                 "actions": [ACTIONS[a] for a in d["actions"]]}
+                 "actions": [ACTIONS[a] for a in d["actions"]],
+                 **({"caught": d.get("caught", [])} if self.senas else {})}
                 for d in self.deals
             ],
         }

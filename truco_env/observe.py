@@ -28,7 +28,8 @@ import numpy as np
 
 from . import core as C
 from .cards import NUM_CARDS
-from .rules import ACTIONS, K_BUENAS, K_MODE, K_TARGET, MODE_DESTANTADO, MODE_TEAMS
+from .rules import (ACTIONS, K_BUENAS, K_MODE, K_SENAS, K_TARGET, MODE_DESTANTADO, MODE_TEAMS,
+                    SENA_MAX)
 
 #: The actions of the history and call pieces: the first 16 (play_0 .. mazo).  The discard
 #: actions of pata de gallo (issue 12) are never in them: which card the gallo discards is his
@@ -45,7 +46,7 @@ EVENT_SIZE = P6 + NUM_ACTIONS + NUM_CARDS
 HISTORY_MAX = 64
 #: Layout version of the encoders.  Bump it when any encoder's layout changes (a piece added,
 #: removed, resized, reordered or given another meaning); checkpoints record it.
-LAYOUT_VERSION = 5       # 3: the reads; 4: the pica_pica piece; 5: the three-player pieces (issue 12)
+LAYOUT_VERSION = 6       # 3: the reads; 4: the pica_pica piece; 5: the three-player pieces (issue 12); 6: señas (issue 13)
 #: The non-card actions (play_0..2 excluded), the "calls" of the recall encoder, in id order:
 #: call index = action id - 3.
 CALL_ACTIONS = ACTIONS[3:NUM_ACTIONS]
@@ -62,6 +63,8 @@ READ_SIZE = 6
 #: The prior mean of the envido points a player shows after calling envido (about the mean of
 #: the hands that call), so that one showdown moves the read and none leaves it neutral.
 READ_PRIOR_POINTS = 27.0
+#: Floats per relative seat and baza of the ``senas`` piece: the seña one-hot, then "caught".
+SENA_SIZE = SENA_MAX + 1
 
 COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
     ("seat_from_mano", P6, "one-hot: my seat counted from the mano (0 = I am mano)"),
@@ -109,6 +112,13 @@ COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
                     "song nor go to the mazo)"),
     ("answers", 2 * P6, "destantado, per relative seat: [still to answer the pending song, in "
                         "the envido (its caller or accepted it)]"),
+) + (
+    # ---- señas (issue 13): zero in games without them
+    ("senas", 2 + 3 * P6 * SENA_SIZE,
+     "[señas are traditional, learned]; then per baza (3) and relative seat (6) the seña I saw "
+     "that seat make in that baza: one-hot of its number (16, rules.sena_vocabulary), and 1 "
+     "when it is an opponent's that I caught. I see my own, my partners', and the opponents' "
+     "that I caught; never whether mine were caught"),
 )
 INFOSTATE_PIECES: tuple[tuple[str, int, str], ...] = COMPACT_PIECES + (
     ("history", HISTORY_MAX * EVENT_SIZE,
@@ -150,6 +160,7 @@ SUBFIELDS: dict[str, tuple[tuple[str, int], ...]] = {
     "calls": (("seat", P6), ("action", NUM_CALLS), ("baza", 3)),
     "gallo": (("discarding", 1), ("me", 1), ("seat", P6)),
     "answers": (("pending", 1), ("in_envido", 1)),
+    "senas": (("kind", 2), ("seen", 3 * P6 * SENA_SIZE)),   # seen: reshape to [3, 6, 17]
 }
 SHAPES: dict[str, tuple[int, ...]] = {
     "hand": (3, NUM_CARDS),
@@ -184,6 +195,7 @@ O_PICA = _CO["pica_pica"][0]
 O_HIST = _IO["history"][0]
 O_MODE = _CO["mode"][0]; O_SEATSC = _CO["seat_scores"][0]; O_GALLO = _CO["gallo"][0]
 O_FOURTH = _CO["fourth_card"][0]; O_INHAND = _CO["in_hand"][0]; O_ANS = _CO["answers"][0]
+O_SENAS = _CO["senas"][0]
 O_BAZAS = _RO["bazas"][0]; O_CALLS = _RO["calls"][0]
 H_CARDS = _HO["cards"][0]; H_ENV = _HO["envido"][0]; H_FLOR = _HO["flor"][0]
 #: Encoder kinds and the kernel's mode for each.
@@ -199,6 +211,7 @@ ADDED_PIECES: dict[int, tuple[str, ...]] = {
     3: ("reads",),
     4: ("pica_pica",),
     5: ("mode", "seat_scores", "gallo", "fourth_card", "in_hand", "answers"),
+    6: ("senas",),
 }
 
 
@@ -266,6 +279,26 @@ def _encode_three(S, g, seat, o, mode, T):
             c = S[g, C.FOURTH] if S[g, C.DISCARDING] == 1 else S[g, C.DISCARD]
             if c >= 0:
                 o[O_FOURTH + c] = 1.0
+
+
+@nb.njit(cache=True)
+def _encode_senas(S, K, g, seat, o):
+    """The ``senas`` piece: what ``seat`` saw of the hand's señas (core.sees_sena decides)."""
+    P = S[g, C.NPLAYERS]
+    o[O_SENAS + K[K_SENAS] - 1] = 1.0
+    for b in range(S[g, C.BAZA] + 1):
+        for p in range(P):
+            i = b * C.P_MAX + p
+            k = S[g, C.SENA + i]
+            if k < 0:
+                continue
+            caught = S[g, C.SENA_CAUGHT + i]
+            if not C.sees_sena(S, g, seat, p, caught):
+                continue
+            base = O_SENAS + 2 + SENA_SIZE * (b * P6 + (p - seat) % P)
+            o[base + k] = 1.0
+            if S[g, C.TEAM + p] != S[g, C.TEAM + seat]:
+                o[base + SENA_MAX] = 1.0
 
 
 @nb.njit(cache=True)
@@ -398,6 +431,8 @@ def _encode(S, K, g, seat, o, mode):
         o[base + 5] = (S[g, r + C.READ_SHOWN_PTS] + READ_PRIOR_POINTS) \
             / (S[g, r + C.READ_SHOWN] + 1.0) / POINTS_SCALE
     o[O_READS + P6 * READ_SIZE] = min(max(S[g, C.HAND_NO] - 1, 0), 20) / 20.0
+    if K[K_SENAS] != 0:
+        _encode_senas(S, K, g, seat, o)
     first = 0                      # pica-pica: the history starts with the duel in progress
     if pica:
         o[O_PICA] = 1.0

@@ -29,6 +29,10 @@ ACTIONS: tuple[str, ...] = (
     # the ids above keep their meaning.  discard_k discards the card in slot k of the gallo's
     # four (slot 3 is the fourth card dealt).
     "discard_0", "discard_1", "discard_2", "discard_3",
+) + (
+    # ---- señas (issue 13), appended after the discards: sena_k makes seña k of the game's
+    # vocabulary (sena_vocabulary: the traditional gestures of seed 001, or learned tokens).
+    *(f"sena_{k}" for k in range(16)),
 )
 ACTION_ID = {name: i for i, name in enumerate(ACTIONS)}
 NUM_ACTIONS = len(ACTIONS)
@@ -49,6 +53,10 @@ ENVIDO_CALLS = ("envido", "real_envido", "falta_envido")  # letters E, R, F
 #: points of the hand once that level is accepted, and points to the caller if rejected.
 TRUCO_QUIERO = (1, 2, 3, 4)
 TRUCO_NO_QUIERO = (0, 1, 2, 3)
+
+#: Señas (issue 13): the knob's values, and the most tokens a vocabulary has (action slots).
+SENAS_MODES = ("off", "traditional", "learned")
+SENA_MAX = 16
 
 PRESETS = ("argentino", "trucoshi", "uruguayo", "pata_de_gallo", "destantado")
 
@@ -126,6 +134,14 @@ class RuleSet:
             ``"destantado"`` (3 players each alone, from 10 down to 0); docs/rules.md section 12.
         falta_points: a fixed value of an accepted falta envido (destantado: 6); 0 = the
             ``falta_rule``.
+        senas: signals between partners (docs/rules.md section 13): ``"off"``,
+            ``"traditional"`` (the gestures of seed 001: argentino's, or uruguayo's piezas
+            with a muestra) or ``"learned"`` (``sena_tokens`` abstract tokens).  Team games
+            only: a game without partners is a :class:`ConfigurationError`
+            (:func:`check_senas`).
+        sena_tokens: tokens of the ``"learned"`` vocabulary, 1..``SENA_MAX``.
+        sena_catch: probability that each opponent catches each seña (drawn by the match
+            driver from its seeded generator).
     """
 
     name: str = "argentino"
@@ -152,6 +168,10 @@ class RuleSet:
     # ---- three-player modes (issue 12, items 1-2)
     mode: str = "teams"
     falta_points: int = 0
+    # ---- señas (issue 13)
+    senas: str = "off"
+    sena_tokens: int = 8
+    sena_catch: float = 0.25
     envido_chain: tuple[tuple[str, int, int], ...] = field(default=ENVIDO_CHAIN, repr=False)
     truco_quiero: tuple[int, ...] = field(default=TRUCO_QUIERO, repr=False)
     truco_no_quiero: tuple[int, ...] = field(default=TRUCO_NO_QUIERO, repr=False)
@@ -211,6 +231,19 @@ class RuleSet:
             raise ConfigurationError(f"rules {self.name!r}: bad value flor=True for mode "
                                      f"'destantado'; expected False (seed 000's destantado "
                                      f"sings envido and truco only)")
+        if self.senas not in SENAS_MODES:
+            raise ConfigurationError(f"rules {self.name!r}: bad value senas={self.senas!r}; "
+                                     f"expected one of {list(SENAS_MODES)}")
+        st = self.sena_tokens
+        if isinstance(st, bool) or not isinstance(st, int) or not 1 <= st <= SENA_MAX:
+            raise bad("sena_tokens", st, f"an integer in 1..{SENA_MAX}")
+        sc = self.sena_catch
+        if isinstance(sc, bool) or not isinstance(sc, (int, float)) or not 0.0 <= sc <= 1.0:
+            raise bad("sena_catch", sc, "a probability in [0, 1]")
+        if self.senas != "off" and self.mode == "destantado":
+            raise ConfigurationError(f"rules {self.name!r}: bad value senas={self.senas!r} for "
+                                     f"mode 'destantado'; expected 'off': señas pass between "
+                                     f"partners, and in destantado everybody plays alone")
         for knob in ("flor_points", "flor_vs_flor", "contraflor_quiero", "contraflor_no_quiero",
                      "contraflor_resto_no_quiero", "achico", "falta_points"):
             v = getattr(self, knob)
@@ -251,6 +284,8 @@ class RuleSet:
             sum(1 << p for p in self.pica_pica_players),
             # three-player modes
             MODES.index(self.mode), self.falta_points,
+            # señas: the mode (0 off) and the tokens a player may make
+            SENAS_MODES.index(self.senas), sena_count(self),
         ], dtype=np.int32)
         return RuleTables(
             knobs=knobs,
@@ -269,6 +304,8 @@ K_TARGET, K_BUENAS, K_FLOR, K_FALTA, K_FLOR_PTS, K_FLOR_EACH, K_FLOR_VS, K_CF_Q,
 K_PICA, K_PICA_PLAYERS = K_PIEZA_ENV + 5, K_PIEZA_ENV + 6
 # Three-player modes (issue 12, items 1-2), after pica-pica's.
 K_MODE, K_FALTA_POINTS = K_PIEZA_ENV + 7, K_PIEZA_ENV + 8
+# Señas (issue 13): SENAS_MODES index (0 off) and the vocabulary's size.
+K_SENAS, K_SENA_N = K_PIEZA_ENV + 9, K_PIEZA_ENV + 10
 
 _PRESETS: dict[str, RuleSet] = {
     "argentino": RuleSet(),
@@ -333,3 +370,49 @@ def plays_pica_pica(rules: RuleSet, players: int) -> bool:
                          f"{rules.name!r}); pica-pica is played by teams facing each other: "
                          f"expected players in {list(rules.pica_pica_players)}")
     return rules.pica_pica is not False and players in rules.pica_pica_players
+
+
+# ---- señas (issue 13) --------------------------------------------------------------------------
+#: The traditional vocabularies of seed 001 ("Las señas"): argentino's first list (cards, then
+#: the envido), and Uruguay's with a muestra (the piezas, the matas in their two pairs, the
+#: threes and twos, the false aces, and "al resto de las cartas, se cierra los ojos").
+SENAS_ARGENTINO: tuple[str, ...] = (
+    "ancho_de_espada", "ancho_de_basto", "siete_de_espada", "siete_de_oro", "tres", "dos",
+    "ancho_falso", "envido_alto", "sin_envido")
+SENAS_URUGUAYO: tuple[str, ...] = (
+    "dos_de_la_muestra", "cuatro_de_la_muestra", "cinco_de_la_muestra", "once_de_la_muestra",
+    "diez_de_la_muestra", "anchos_matas", "sietes_matas", "tres", "dos", "ancho_falso", "nada")
+
+
+def sena_vocabulary(rules: RuleSet) -> tuple[str, ...]:
+    """The names of the señas ``sena_0``, ``sena_1``... make under ``rules`` (empty when off).
+
+    >>> sena_vocabulary(get_rules("argentino", senas="learned", sena_tokens=3))
+    ('token_0', 'token_1', 'token_2')
+    """
+    if rules.senas == "off":
+        return ()
+    if rules.senas == "learned":
+        return tuple(f"token_{k}" for k in range(rules.sena_tokens))
+    return SENAS_URUGUAYO if rules.muestra else SENAS_ARGENTINO
+
+
+def sena_count(rules: RuleSet) -> int:
+    """How many seña actions are legal under ``rules`` (0 when off)."""
+    return len(sena_vocabulary(rules))
+
+
+def check_senas(rules: RuleSet, players: int) -> bool:
+    """Whether a match of ``players`` under ``rules`` has señas; señas without partners (1v1,
+    destantado) are a :class:`ConfigurationError` naming the value.
+
+    >>> check_senas(get_rules("argentino", senas="traditional"), 4)
+    True
+    """
+    if rules.senas == "off":
+        return False
+    if players == 2:
+        raise ConfigurationError(f"bad value senas={rules.senas!r} with players=2 (rules "
+                                 f"{rules.name!r}): señas pass between partners; expected a "
+                                 f"team game (players 4 or 6, or pata de gallo's pair)")
+    return True

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import core as C
 from .cards import card_str
-from .rules import ACTIONS, ENVIDO_CHAIN
+from .rules import ACTIONS, ENVIDO_CHAIN, sena_vocabulary
 
 _TRUCO_LEVEL = ("no truco (1 point)", "truco accepted (2)", "retruco accepted (3)",
                 "vale cuatro accepted (4)")
@@ -28,7 +28,8 @@ _PENDING_FLOR = ("flor", "contraflor", "contraflor_al_resto")
 _PENDING_TRUCO = ("truco", "retruco", "vale_cuatro")
 
 
-def hand_events(S: np.ndarray, g: int, start: int = 0) -> list[dict[str, Any]]:
+def hand_events(S: np.ndarray, g: int, start: int = 0, viewer: int | None = None
+                ) -> list[dict[str, Any]]:
     """The events of game ``g``'s hand from index ``start`` (see ``core.EV_*``), as dicts:
 
     ``{"event": "action", "seat", "action", "card"}``, ``{"event": "baza", "baza", "seat",
@@ -39,10 +40,26 @@ def hand_events(S: np.ndarray, g: int, start: int = 0) -> list[dict[str, Any]]:
     his side), ``{"event": "pass", "seat", "to", "points", "source"}`` is destantado's passing
     of tantos, ``{"event": "discard", "seat"}`` the gallo's discard (the card is not shown);
     in destantado "team" is a seat.
+
+    Señas (issue 13) are not public: ``viewer=None`` (a spectator, analyses) lists every one as
+    ``{"event": "sena", "seat", "baza", "sena": its number, "caught": [opponents who caught
+    it]}``; with ``viewer`` a seat, only those he saw (``core.sees_sena``), ``"caught"`` then
+    being whether he caught it (always ``False`` for his own team's: a signer never learns it).
     """
     out = []
+    baza = 0
     for i in range(start, int(S[g, C.LOG_LEN])):
         kind, seat, team, value, detail = (int(x) for x in C.unpack_event(int(S[g, C.LOG + i])))
+        if kind == C.EV_SENA:
+            if viewer is None:
+                out.append({"event": "sena", "seat": seat, "baza": baza, "sena": value,
+                            "caught": [q for q in range(C.P_MAX) if (detail >> q) & 1]})
+            elif C.sees_sena(S, g, viewer, seat, detail):
+                out.append({"event": "sena", "seat": seat, "baza": baza, "sena": value,
+                            "caught": bool((detail >> viewer) & 1)})
+            continue
+        if kind == C.EV_BAZA:
+            baza = min(value + 1, 2)
         if kind == C.EV_ACTION:
             out.append({"event": "action", "seat": seat, "action": ACTIONS[value],
                         "card": card_str(detail) if detail >= 0 else None})
@@ -168,7 +185,10 @@ def decode_view(game: Any, g: int, seat: int) -> dict:
                 row.append((p, card_str(c)))
         if row:
             table.append(row)
-    events = hand_events(S, g)
+    events = hand_events(S, g, viewer=seat)
+    vocab = sena_vocabulary(game.rules) if hasattr(game.rules, "senas") else ()
+    senas = [{"seat": e["seat"], "baza": e["baza"], "sena": vocab[e["sena"]],
+              "caught": e["caught"]} for e in events if e["event"] == "sena"]
     first = 0            # pica-pica: the calls of the duel in progress
     for i, e in enumerate(events):
         if e["event"] == "duel" and e["reason"] is None:
@@ -236,6 +256,9 @@ def decode_view(game: Any, g: int, seat: int) -> dict:
         "hand_mano": int(S[g, C.HAND_MANO]),
         "duel": duel if pica else None,
         "duels": duels(S, g, events),
+        # señas (issue 13): the ones this seat saw, in order ("caught": he caught a rival's)
+        "senas": senas,
+        "sena_names": list(vocab),
         **extra,
     }
 
@@ -315,7 +338,22 @@ def action_text(action: int, view: Mapping) -> str:
     if name.startswith("play_"):
         card = view["hand"][int(name[-1])]
         return f"{name} ({card})" if card else name
+    if name.startswith("sena_") and int(name[5:]) < len(view.get("sena_names", ())):
+        return f"{name} ({view['sena_names'][int(name[5:])]})"
     return name
+
+
+def sena_lines(view: Mapping, me: int | None) -> list[str]:
+    """``Señas: ...``: the señas the view's seat saw (a rival's that he caught marked so)."""
+    if not view.get("senas"):
+        return []
+    P, teams = view["players"], view.get("teams")
+    return ["Señas: " + ", ".join(
+        f"{seat_name(x['seat'], me, P, teams)} {x['sena']} (baza {x['baza'] + 1}"
+        + (", caught" if x["caught"] is True else "")
+        + (f", caught by {', '.join(seat_name(q, me, P, teams) for q in x['caught'])}"
+           if isinstance(x["caught"], list) and x["caught"] else "") + ")"
+        for x in view["senas"])]
 
 
 def format_view(view: Mapping, me: int | None = None,
@@ -345,6 +383,7 @@ def format_view(view: Mapping, me: int | None = None,
     if view["calls"]:
         lines.append("Calls: " + ", ".join(f"{seat_name(p, me, P, teams)} {a}"
                                            for p, a in view["calls"]))
+    lines += sena_lines(view, me)
     if view["envido_points"]:
         lines.append("Points shown: " + ", ".join(f"{seat_name(p, me, P, teams)} {x}"
                                                   for p, x in view["envido_points"].items()))
@@ -376,7 +415,8 @@ def format_view(view: Mapping, me: int | None = None,
         if view.get("discarding"):
             line += " (the gallo discards one of his four cards)"
         if mask is not None:
-            line += " · legal: " + ", ".join(ACTIONS[i] for i in np.flatnonzero(mask))
+            line += " · legal: " + ", ".join(action_text(int(i), view) if i >= C.A_SENA0
+                                             else ACTIONS[i] for i in np.flatnonzero(mask))
         lines.append(line)
     return "\n".join(lines)
 
@@ -419,6 +459,10 @@ def render_text(game: Any, g: int, seat: int | None = None) -> str:
             + (" (malas y buenas)" if rules.has_buenas else "") + (" · con flor" if rules.flor
                                                                     else ""))
     mask = game.legal_mask()[g] if not v["hand_over"] else None
+    if seat is None:        # a spectator sees every seña and who caught it
+        vocab = v["sena_names"]
+        v["senas"] = [{**e, "sena": vocab[e["sena"]]} for e in hand_events(S, g)
+                      if e["event"] == "sena"]
     return head + "\n" + format_view(v, seat, hands=hands, mask=mask)
 
 
@@ -432,6 +476,7 @@ def hand_summary(view: Mapping, me: int | None) -> str:
     for b, row in enumerate(view["table"]):
         lines.append(f"  baza {b + 1}: " + ", ".join(f"{seat_name(p, me, P, teams)} {c}" for p, c in row)
                      + baza_result_text(view["baza_results"][b], me, view))
+    lines += ["  " + x for x in sena_lines(view, me)]
     if view["calls"]:
         lines.append("  calls: " + ", ".join(f"{seat_name(p, me, P, teams)} {a}" for p, a in view["calls"]))
     if view["envido_points"]:

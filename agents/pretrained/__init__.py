@@ -45,6 +45,7 @@ def export(run_dir: str | Path, name: str, out_dir: Path = HERE) -> Path:
     ckpt = load_checkpoint(run_dir)
     cfg = ckpt["config"]
     game = {k: cfg[k] for k in ("players", "rules", "target", "flor", "observation")}
+    game.update({k: cfg[k] for k in ("senas", "sena_tokens", "sena_catch") if k in cfg})
     game.update(global_step=int(ckpt["global_step"]),
                 train_seconds=round(float(ckpt.get("elapsed", 0.0)), 1))
     out = Path(out_dir) / f"{name}.pt"
@@ -60,12 +61,12 @@ def migrate(name: str, out_dir: Path = HERE) -> Path:
     way a shipped policy crosses a layout version (``python -m agents.pretrained migrate NAME``).
 
     Layout versions after 2 only add pieces (``truco_env.observe.ADDED_PIECES``: 3 the reads,
-    4 ``pica_pica``, 5 the three-player pieces) and actions (the discards, appended after
-    ``mazo``): the first layer gets zero weights on the added inputs and the policy head zero
+    4 ``pica_pica``, 5 the three-player pieces, 6 ``senas``) and actions (the discards, then
+    the señas, appended after ``mazo``): the first layer gets zero weights on the added inputs and the policy head zero
     rows for the added actions (illegal in every game the old policy played, so never chosen),
     so the network computes the same logits for every old action in every game the old layout
-    could describe (the history and calls pieces keep the first 16 actions: the discards are
-    never in them).  Any other layout change needs a retrained policy.
+    could describe (the history and calls pieces keep the first 16 actions: the discards and
+    señas are never in them).  Any other layout change needs a retrained policy.
     """
     import torch
     from agents.ppo_policy import save_checkpoint
