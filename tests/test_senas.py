@@ -261,7 +261,14 @@ def test_the_human_player_makes_and_sees_senas():
 # ---------------------------------------------------------------------------- evaluate.py senas
 def test_evaluate_senas_measures_value_catching_and_honesty(tmp_path, capsys):
     pytest.importorskip("matplotlib")
-    import evaluate
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+
+    def evaluate(*args: str) -> subprocess.CompletedProcess:   # the script, as a user runs it
+        return subprocess.run([sys.executable, "evaluate.py", *args], cwd=root,
+                              capture_output=True, text=True, timeout=600)
     from evaluation.senas import Channel, mutual_information
     assert mutual_information(np.array([0, 1, 0, 1]), np.array([0, 1, 0, 1])) == pytest.approx(1)
     assert mutual_information(np.array([0, 1, 0, 1]), np.array([0, 0, 1, 1])) == pytest.approx(0)
@@ -271,14 +278,16 @@ def test_evaluate_senas_measures_value_catching_and_honesty(tmp_path, capsys):
     obs = env.unwrapped.observe("player_1")
     assert deaf._obs(obs["observation"]).sum() < obs["observation"].sum()
     assert not deaf._mask(env.unwrapped.action_mask("player_0"))[C.A_SENA0:].any()
-    assert evaluate.main(["senas", "heuristic", "--players", "4", "--target", "9",
-                          "--matches", "6", "--out", str(tmp_path)]) == 0
-    out = capsys.readouterr().out
+    run = evaluate("senas", "heuristic", "--players", "4", "--target", "9", "--matches", "6",
+                   "--out", str(tmp_path), "--no-progress")
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
     assert "Value of señas" in out and "Honesty: 100.0%" in out and str(tmp_path) in out
     res = json.loads((tmp_path / "senas.json").read_text())
     assert res["game"]["senas"] == "traditional" and res["honesty"]["senas_made"] > 0
     assert (tmp_path / "senas_value.png").exists() and (tmp_path / "senas_honesty.png").exists()
-    assert evaluate.main(["senas", "heuristic", "--players", "2"]) == 2     # a named error
+    bad = evaluate("senas", "heuristic", "--players", "2")
+    assert bad.returncode == 2 and "senas" in bad.stderr                   # a named error
 
 
 @pytest.mark.parametrize("players, kw", [(4, dict(senas="learned")),
