@@ -85,8 +85,9 @@ def test_evaluate_plays_a_checkpoint_in_its_game():
     assert (cfg.players, cfg.rules) == (3, "pata_de_gallo")
 
 
-@pytest.mark.parametrize("name", ["pata_de_gallo", "destantado"])
+@pytest.mark.parametrize("name", ["pata_de_gallo", "destantado", "pica_pica"])
 def test_short_training_run_of_each_config(tmp_path, name):
+    """The configs of issue 12 (pica_pica.yaml: 6-player trucoshi) train and evaluate."""
     pytest.importorskip("torch")
     values = {"num_envs": 32, "num_steps": 16, "hidden": [32], "minibatch_size": 256,
               "update_epochs": 1, "eval_every": 0, "final_eval_games": 6, "progress": False,

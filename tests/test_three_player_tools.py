@@ -1,0 +1,151 @@
+"""Issue 12's tooling for the three-player modes and pica-pica: the Gymnasium single-agent
+wrapper, rendering (the gallo's fourth card, per-player scores), the evaluation commands
+(bluff, probe, exploit) and the migration of shipped policies."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import truco_env
+from agents.single_agent import SingleAgentEnv
+from truco_env.env import _BACK, _FELT, _CARD_H, _CARD_W, _ROW_H
+
+GALLO_HANDS = [["7c", "6c", "4b"], ["1e", "2o", "5o"], ["12b", "11b", "4o", "3e"]]
+
+
+def _play_out(env, rng) -> tuple[float, dict]:
+    total, done, info = 0.0, False, {}
+    while not done:
+        a = int(rng.choice(np.flatnonzero(env.action_masks())))
+        _, r, done, _, info = env.step(a)
+        total += r
+    return total, info
+
+
+# ---------------------------------------------------------------------------- SingleAgentEnv
+@pytest.mark.parametrize("rules", ["pata_de_gallo", "destantado"])
+def test_single_agent_env_three_players(rules):
+    """The learner holds one seat (drawn per reset), the other two are opponent bots; the
+    reward is the learner's match result (+1, or -1/2 when another player wins)."""
+    from gymnasium.utils.env_checker import check_env
+    env = SingleAgentEnv("random", players=3, rules=rules, target=9 if rules != "destantado"
+                         else None)
+    check_env(env, skip_render_check=True)
+    rng = np.random.default_rng(0)
+    seats, results = set(), []
+    for ep in range(24):
+        obs, info = env.reset(seed=ep)
+        assert obs.shape == env.observation_space.shape and len(info["score"]) == 3
+        seats.add(info["seat"])
+        assert sorted(env.bots) == sorted(f"player_{s}" for s in range(3) if s != info["seat"])
+        assert all(b.name == "random" for b in env.bots.values())
+        assert len({id(b) for b in env.bots.values()}) == 2        # two independent copies
+        total, info = _play_out(env, rng)
+        S = env.aec.game.S
+        assert total == (1.0 if int(S[0, truco_env.core.WINNER]) == info["seat"] else -0.5)
+        results.append(total)
+    assert seats == {0, 1, 2}
+    assert set(results) == {1.0, -0.5}
+
+
+def test_single_agent_env_three_players_refuses_a_partner():
+    with pytest.raises(ValueError, match="partner='heuristic'.*no fixed partner"):
+        SingleAgentEnv("random", partner="heuristic", players=3, rules="pata_de_gallo")
+
+
+def test_single_agent_env_gallo_discards_through_the_wrapper():
+    """As the gallo the learner's first decision is the discard, with its own mask."""
+    env = SingleAgentEnv("random", seat=2, players=3, rules="pata_de_gallo")
+    obs, info = env.reset(seed=0, options={"hands": GALLO_HANDS, "mano": 0})
+    legal = {truco_env.ACTIONS[a] for a in np.flatnonzero(info["action_mask"])}
+    assert legal == {f"discard_{k}" for k in range(4)}
+    obs, r, done, _, info = env.step(truco_env.ACTIONS.index("discard_1"))
+    assert env.aec.view("player_2")["discarded"] == "11b" and not done
+
+
+@pytest.mark.parametrize("kw", [dict(players=4, rules="argentino", pica_pica=True),
+                                dict(players=6, rules="trucoshi")], ids=["4", "6"])
+def test_single_agent_env_pica_pica(kw):
+    """Pica-pica: the bots play the duels the learner is not in; the rewards add up to the
+    learner's team result."""
+    env = SingleAgentEnv("random", **kw)
+    rng = np.random.default_rng(1)
+    duels = 0
+    for ep in range(6):
+        env.reset(seed=ep)
+        done = False
+        while not done:
+            v = env.aec.view(env.agent)
+            if v.get("pica_pica"):
+                duels += 1
+                assert env.seat in v["duels"][v["duel"]]["seats"]   # the learner acts in its duel
+            a = int(rng.choice(np.flatnonzero(env.action_masks())))
+            _, r, done, _, info = env.step(a)
+        winner = int(env.aec.game.S[0, truco_env.core.WINNER])
+        assert r == (1.0 if winner == info["seat"] % 2 else -1.0)
+    assert duels > 0
+
+
+# ---------------------------------------------------------------------------- rendering
+def _fourth_card_pixel(img: np.ndarray, row: int) -> tuple[int, ...]:
+    """The fill colour of the fourth card's place in a seat's row of the picture."""
+    x = 140 + 3 * (_CARD_W + 8) + _CARD_W // 2
+    y = 64 + row * _ROW_H + 4 + _CARD_H - 6
+    return tuple(int(c) for c in img[y, x])
+
+
+def test_render_shows_the_fourth_card_to_the_gallo_only():
+    env = truco_env.env(players=3, rules="pata_de_gallo", render_mode="rgb_array")
+    env.reset(seed=0, options={"hands": GALLO_HANDS, "mano": 0})
+    raw = env.unwrapped
+    pictures = {}
+    for seat in (None, 0, 1, 2):
+        raw.render_seat = seat
+        pictures[seat] = env.render()
+    # The gallo (seat 2) and a spectator see the card face up; the pair see its back.
+    assert _fourth_card_pixel(pictures[2], 2) == (250, 248, 240)
+    assert _fourth_card_pixel(pictures[None], 2) == (250, 248, 240)
+    for seat in (0, 1):
+        assert _fourth_card_pixel(pictures[seat], 2) == _BACK
+        assert _fourth_card_pixel(pictures[seat], seat) == _FELT       # nobody else has four
+    # The text render: the gallo's four cards to him, four hidden ones to the others.
+    text = truco_env.env(players=3, rules="pata_de_gallo", render_mode="ansi")
+    text.reset(seed=0, options={"hands": GALLO_HANDS, "mano": 0})
+    text.unwrapped.render_seat = 2
+    assert "Cards of you: 12b 11b 4o 3e" in text.render()
+    text.unwrapped.render_seat = 0
+    shown = text.render()
+    assert "3e" not in shown and "11b" not in shown
+    # After the discard: three cards, and the discarded one is the gallo's alone.
+    for e in (env, text):
+        e.step(truco_env.ACTIONS.index("discard_1"))
+    raw.render_seat = 2
+    assert _fourth_card_pixel(env.render(), 2) == _FELT
+    text.unwrapped.render_seat = 2
+    assert "You discarded 11b" in text.render()
+    text.unwrapped.render_seat = 1
+    assert "11b" not in text.render()
+    raw.render_seat = 1
+    assert not np.array_equal(env.render(), pictures[1])        # the row changed: 3 cards
+
+
+@pytest.mark.parametrize("rules,word", [("pata_de_gallo", None), ("destantado", "tantos left")])
+def test_render_shows_the_three_player_scores(rules, word):
+    hands = GALLO_HANDS if rules == "pata_de_gallo" else GALLO_HANDS[:2] + [GALLO_HANDS[2][:3]]
+    score = [4, 7, 2] if rules == "pata_de_gallo" else [9, 6, 3]
+    text = truco_env.env(players=3, rules=rules, render_mode="ansi")
+    text.reset(seed=0, options={"hands": hands, "mano": 0, "score": score})
+    out = text.render()
+    for p, x in enumerate(score):
+        assert f"player_{p} {x}" in out.replace(":", "")
+    if word:
+        assert word in out
+    pic = truco_env.env(players=3, rules=rules, render_mode="rgb_array")
+    pic.reset(seed=0, options={"hands": hands, "mano": 0, "score": score})
+    img = pic.render()
+    assert img.dtype == np.uint8 and img.shape[2] == 3 and img.shape[0] > 3 * _ROW_H
+    other = truco_env.env(players=3, rules=rules, render_mode="rgb_array")
+    other.reset(seed=0, options={"hands": hands, "mano": 0})
+    # only the score line differs between the two pictures
+    diff = np.flatnonzero((img != other.render()).any(axis=(1, 2)))
+    assert len(diff) and 20 <= diff.min() and diff.max() < 64
