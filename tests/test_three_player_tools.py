@@ -149,3 +149,117 @@ def test_render_shows_the_three_player_scores(rules, word):
     # only the score line differs between the two pictures
     diff = np.flatnonzero((img != other.render()).any(axis=(1, 2)))
     assert len(diff) and 20 <= diff.min() and diff.max() < 64
+
+
+# ---------------------------------------------------------------------------- migration
+def _old_checkpoint(version: int, kind: str = "compact", hidden=(32, 16), seed: int = 0):
+    """A checkpoint of layout ``version``: a random network over that layout's inputs and the
+    16 actions before the discards."""
+    torch = pytest.importorskip("torch")
+    from agents.ppo_policy import PolicyNet
+    from truco_env.observe import legacy_columns
+    torch.manual_seed(seed)
+    n = len(legacy_columns(kind, version))
+    net = PolicyNet(n, 16, hidden)
+    with torch.no_grad():          # the policy head's std 0.01 init is too small to compare
+        net.policy.weight.normal_()
+        net.policy.bias.normal_()
+    return net, {"model": net.state_dict(), "obs_size": n, "num_actions": 16,
+                 "hidden": list(hidden), "layout_version": version,
+                 "game": {"players": 2, "rules": "argentino", "target": 30, "flor": False,
+                          "observation": kind}}
+
+
+def _team_observations(kind: str, n: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks of random 1v1 and 2v2 argentino play (games the old layouts
+    could describe)."""
+    obs, masks = [], []
+    rng = np.random.default_rng(0)
+    for players in (2, 4):
+        env = truco_env.env(players=players, observation=kind)
+        env.reset(seed=players)
+        for agent in env.agent_iter():
+            o, _, term, trunc, _ = env.last()
+            if term or trunc:
+                break
+            obs.append(o["observation"])
+            masks.append(o["action_mask"].astype(bool))
+            if len(obs) >= n * players // 2:
+                break
+            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    return np.array(obs), np.array(masks)
+
+
+@pytest.mark.parametrize("version", [2, 3, 4])
+@pytest.mark.parametrize("kind", ["compact", "recall"])
+def test_widen_inputs_keeps_the_first_layer_and_the_logits(version, kind):
+    torch = pytest.importorskip("torch")
+    from agents.ppo_policy import net_from_checkpoint
+    from agents.pretrained import widen_inputs
+    from truco_env.observe import LAYOUT_VERSION, Encoder, legacy_columns
+    old_net, ckpt = _old_checkpoint(version, kind)
+    before = {k: v.clone() for k, v in ckpt["model"].items()}
+    wide = widen_inputs(ckpt, "old")
+    assert all(torch.equal(before[k], ckpt["model"][k]) for k in before)   # input untouched
+    assert wide["layout_version"] == LAYOUT_VERSION and wide["migrated_from_layout"] == version
+    assert wide["obs_size"] == Encoder(kind).size and wide["num_actions"] == len(truco_env.ACTIONS)
+    new_net = net_from_checkpoint(wide)
+    cols = legacy_columns(kind, version)
+    obs, mask = _team_observations(kind)
+    x_new = torch.as_tensor(obs)
+    x_old = x_new[:, torch.as_tensor(cols)]
+    # Identical up to the float32 rounding of a longer sum (the added terms are exact zeros;
+    # BLAS may add the same products in another order): 1e-6 on values of order 1.
+    same = dict(rtol=0.0, atol=1e-6)
+    assert np.array_equal(new_net.trunk[0].weight.detach()[:, cols].numpy(),
+                          old_net.trunk[0].weight.detach().numpy())
+    with torch.no_grad():
+        # first-layer outputs identical on the old columns, whatever the added inputs hold
+        torch.testing.assert_close(old_net.trunk[0](x_old), new_net.trunk[0](x_new), **same)
+        noise = x_new.clone()
+        added = np.setdiff1d(np.arange(x_new.shape[1]), cols)
+        noise[:, torch.as_tensor(added)] = torch.rand(len(obs), len(added))
+        torch.testing.assert_close(new_net.trunk[0](noise), new_net.trunk[0](x_new), **same)
+        # the logits of the old actions too; the discards get zero rows (illegal here)
+        lo, _ = old_net(x_old, torch.as_tensor(mask[:, :16]))
+        ln, _ = new_net(x_new, torch.as_tensor(mask))
+        torch.testing.assert_close(lo, ln[:, :16], rtol=0.0, atol=1e-5)
+        assert not new_net.trunk[0].weight[:, torch.as_tensor(added)].any()
+        assert not mask[:, 16:].any()
+    assert widen_inputs(wide) is wide                  # already of this layout: as it is
+
+
+def test_widen_inputs_refuses_what_cannot_be_migrated():
+    pytest.importorskip("torch")
+    from agents.pretrained import MigrationError, widen_inputs
+    from truco_env.observe import LAYOUT_VERSION
+    _, ckpt = _old_checkpoint(3)
+    with pytest.raises(MigrationError, match="x.pt: observation layout 1 cannot be migrated"):
+        widen_inputs({**ckpt, "layout_version": 1}, "x.pt")
+    with pytest.raises(MigrationError, match=f"layout {LAYOUT_VERSION + 1} cannot be migrated"):
+        widen_inputs({**ckpt, "layout_version": LAYOUT_VERSION + 1}, "x.pt")
+    with pytest.raises(MigrationError, match=r"x.pt: \d+ inputs, but layout 2 of 'compact' has"):
+        widen_inputs({**ckpt, "layout_version": 2}, "x.pt")       # layout 3's size, said 2
+    with pytest.raises(MigrationError, match="unknown observation kind 'pixels'"):
+        widen_inputs({**ckpt, "game": {"observation": "pixels"}}, "x.pt")
+    assert issubclass(MigrationError, ValueError)
+
+
+def test_migrate_writes_a_loadable_shipped_policy(tmp_path, monkeypatch):
+    """``migrate`` reads a shipped file of an older layout and writes one that loads."""
+    torch = pytest.importorskip("torch")
+    import agents
+    import agents.pretrained as pretrained
+    _, ckpt = _old_checkpoint(4)
+    src = tmp_path / "src"
+    src.mkdir()
+    torch.save({"format": "truco_env.ppo/1", **ckpt}, src / "old.pt")
+    monkeypatch.setattr(pretrained, "HERE", src)
+    out = pretrained.migrate("old", out_dir=tmp_path)
+    assert out == tmp_path / "old.pt"
+    monkeypatch.setattr(pretrained, "HERE", tmp_path)
+    bot = agents.load("pretrained:old", seed=0)
+    env = truco_env.env(players=2)
+    env.reset(seed=0)
+    o, *_ = env.last()
+    assert o["action_mask"][bot.act(o, env.unwrapped.view(env.agent_selection))]
