@@ -142,6 +142,15 @@ def resolve_game(specs: Sequence[str], given: dict | None = None,
                     f"anyway)")
     base = dataclasses.asdict(trained[0][1]) if trained else {}
     merged = {**base, **given}
+    if base and merged["rules"] != base["rules"]:
+        # Another preset than the trained one: a trained knob it does not take (destantado's
+        # target 10 only, no flor...) falls back to the preset's default.
+        for k in ("target", "flor", "pica_pica"):
+            if k not in given:
+                try:
+                    get_rules(merged["rules"], **{k: merged.get(k)})
+                except ValueError:
+                    merged.pop(k, None)
     mode = get_rules(merged.get("rules", GameConfig.rules)).mode
     if not any_game:
         for s, g in trained:
@@ -433,12 +442,15 @@ def three_way_seating(rotations: int = 3) -> np.ndarray:
 
 
 def play_three_way(players: Sequence[Any], matches: Sequence[int], cfg: GameConfig, seed: int,
-                   max_steps: int = 400_000) -> dict[str, np.ndarray]:
+                   max_steps: int = 400_000, log: EventLog | None = None,
+                   agent_ids: Sequence[int] | None = None) -> dict[str, np.ndarray]:
     """A three-way duplicate (three single players, pata de gallo or destantado): every match
     id is played three times on the same deals (:class:`DuplicateDeals`), once per seat
     rotation (:func:`three_way_seating`).  ``players``: three agents (objects or specs; the
     same spec twice is two independent copies).  Returns per game ``match``, ``rotation``,
-    ``winner`` (the index in ``players`` of the match winner) and ``hands``."""
+    ``winner`` (the index in ``players`` of the match winner) and ``hands``.  ``log``
+    collects the decisions (game ids ``3 * match + rotation``), with ``agent_ids`` (default
+    0, 1, 2) naming the three players in it."""
     loaded = [load_agent(p, seed + i) if isinstance(p, str) else p for i, p in enumerate(players)]
     if len(loaded) != 3:
         raise ConfigurationError(f"bad value players={len(loaded)} agents for a three-way "
@@ -450,9 +462,27 @@ def play_three_way(players: Sequence[Any], matches: Sequence[int], cfg: GameConf
     seating = rot[rotation]
     game = Matches(len(match), 3, cfg.ruleset(), deals=DuplicateDeals(seed, match))
     game.reset(seed=seed)
-    r = play(game, loaded, seating, max_steps=max_steps)
+    watch = None
+    if log is not None:
+        ids = np.asarray(agent_ids if agent_ids is not None else range(3), dtype=np.int64)
+        watch = log.watch(match * 3 + rotation, ids[seating])
+    r = play(game, loaded, seating, max_steps=max_steps,
+             on_hand_end=watch.on_hand_end if watch is not None else None,
+             on_decision=watch.on_decision if watch is not None else None)
     winner = seating[np.arange(len(match)), r.winner]
     return {"match": match, "rotation": rotation, "winner": winner, "hands": r.hands}
+
+
+def summarize_three_way(res: dict[str, np.ndarray], copies: Sequence[int]) -> dict[str, Any]:
+    """The wins of the players ``copies`` (indices into the three of :func:`play_three_way`;
+    one agent may hold two seats) with the 95% interval of their win rate, whose unit is the
+    deal sequence (its three rotations' share), and the even share ``len(copies) / 3``."""
+    won = res["winner"].reshape(-1, 3)
+    hit = np.isin(won, list(copies))
+    wr, lo, hi = duplicate_win_interval(hit.mean(axis=1))
+    return {"seats": len(copies), "wins": int(hit.sum()), "matches": int(won.size),
+            "win_rate": wr, "win_lo": lo, "win_hi": hi, "even": len(copies) / 3,
+            "hands_per_match": float(res["hands"].mean())}
 
 
 def run_three_way(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameConfig,
@@ -477,18 +507,12 @@ def run_three_way(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameCo
         players = [load_agent(specs[i], seed * 1_000_003 + 10_007 * t + k)
                    for k, i in enumerate(idx)]
         res = play_three_way(players, range(matches), cfg, seed)
-        won = res["winner"].reshape(-1, 3)
         for k, i in enumerate(idx):
             if k > 0 and idx[k] == idx[k - 1]:
                 continue                         # two copies of one entrant: counted once
             copies = [j for j, x in enumerate(idx) if x == i]
-            share = np.isin(won, copies).mean(axis=1)
-            wr, lo, hi = duplicate_win_interval(share)
             rows.append({"table": " vs ".join(labels[x] for x in idx), "agent": labels[i],
-                         "seats": len(copies), "wins": int(np.isin(won, copies).sum()),
-                         "matches": int(won.size), "win_rate": wr, "win_lo": lo, "win_hi": hi,
-                         "even": len(copies) / 3,
-                         "hands_per_match": float(res["hands"].mean())})
+                         **summarize_three_way(res, copies)})
     rules = cfg.ruleset()
     return {"config": {"players": 3, "rules": cfg.rules, "mode": rules.mode,
                        "target": rules.target, "flor": rules.flor,

@@ -263,3 +263,142 @@ def test_migrate_writes_a_loadable_shipped_policy(tmp_path, monkeypatch):
     env.reset(seed=0)
     o, *_ = env.last()
     assert o["action_mask"][bot.act(o, env.unwrapped.view(env.agent_selection))]
+
+
+# ---------------------------------------------------------------------------- evaluate.py
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from evaluation import bluff, probe  # noqa: E402
+from evaluation.tournament import GameConfig, GameMismatchError, load_agent, resolve_game  # noqa: E402,E501
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _evaluate(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "evaluate.py", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def pata_checkpoint(tmp_path_factory) -> str:
+    """A tiny policy trained for pata de gallo (configs/pata_de_gallo.yaml, target 15)."""
+    pytest.importorskip("torch")
+    runs = tmp_path_factory.mktemp("runs")
+    values = {"num_envs": 16, "num_steps": 8, "hidden": [16], "minibatch_size": 64,
+              "update_epochs": 1, "eval_every": 0, "final_eval_games": 0, "progress": False,
+              "tensorboard": False, "threads": 1, "device": "cpu", "total_steps": 128,
+              "runs_dir": str(runs), "run_name": "pata"}
+    out = subprocess.run([sys.executable, "train.py", "--config", "configs/pata_de_gallo.yaml",
+                          *(f"{k}={json.dumps(v)}" for k, v in values.items())], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return f"checkpoint:{runs / 'pata'}"
+
+
+def test_net_points_of_a_call_in_the_three_player_modes():
+    """A three-player hand's net points for the caller: his points minus the mean of the
+    others' (reward="points"); a team game's: his team's minus the other's."""
+    ev = {"gid": np.array([0, 1, 1]), "hand_no": np.array([1, 1, 1]),
+          "seat": np.array([1, 1, 2]), "players": np.array([2, 3, 3])}
+    hands = {"gid": np.array([0, 1]), "hand_no": np.array([1, 1]),
+             "pts0": np.array([3, 2]), "pts1": np.array([1, 2]), "pts2": np.array([0, 0])}
+    # pata de gallo: the pair (seats 0 and 1) won 2 each, the gallo (seat 2) nothing
+    assert bluff._join_hand_points(ev, hands).tolist() == [-2.0, 1.0, -2.0]
+    ev["agent"] = np.array([0, 0, 1])
+    assert bluff._opponents(ev).tolist()[1:] == [1, 0]
+
+
+@pytest.mark.parametrize("rules", ["pata_de_gallo", "destantado"])
+def test_bluff_analytics_in_the_three_player_modes(rules):
+    b = bluff.play_against("heuristic", ["random"], 4, GameConfig(players=3, rules=rules),
+                           seed=1, workers=1, progress=False)
+    row = b["matches"][0]
+    assert row["matches"] == 12 and row["even"] == pytest.approx(1 / 3)
+    assert row["win_lo"] <= row["win_rate"] <= row["win_hi"]
+    assert b["config"]["mode"] == rules
+    scope = b["claims"]["agents"]["heuristic"]["scopes"][0]
+    assert scope["opponent"] == "random" and scope["decisions"] > 0
+    truco = scope["truco_calls"]["truco"]
+    assert sum(truco["n"]) > 0
+    payoff = scope["payoff"]["honest"]["points"]
+    assert payoff["n"] == 0 or np.isfinite(payoff["mean"])
+
+
+def test_bluff_analytics_in_pica_pica_and_from_three_player_records(tmp_path):
+    b = bluff.play_against("heuristic", ["random"], 4, GameConfig(players=4, pica_pica=True),
+                           seed=1, workers=1, progress=False)
+    assert b["matches"][0]["matches"] == 8 and "net_per_hand" in b["matches"][0]
+    env = truco_env.env(players=3, rules="destantado")
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        o, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    (tmp_path / "r.json").write_text(json.dumps(env.unwrapped.record()))
+    out, n = bluff.analyse_records([str(tmp_path / "r.json")])
+    assert n == 1 and set(out["agents"]) == {"player_0", "player_1", "player_2"}
+
+
+def test_evaluate_bluff_plays_a_checkpoint_in_its_game(pata_checkpoint, tmp_path):
+    out = _evaluate("bluff", pata_checkpoint, "--vs", "heuristic", "--matches", "2",
+                    "--workers", "1", "--no-progress", "--out", str(tmp_path / "b"))
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "3 players, pata_de_gallo, match to 15" in out.stdout
+    assert "| 2 x heuristic | 6 |" in out.stdout
+    bad = _evaluate("bluff", pata_checkpoint, "--vs", "random", "--rules", "argentino",
+                    "--matches", "1", "--no-progress")
+    assert bad.returncode == 2 and "was trained for rules='pata_de_gallo'" in bad.stderr
+    with pytest.raises(GameMismatchError, match="different games"):
+        resolve_game([pata_checkpoint, "pretrained:default"])
+    with pytest.raises(GameMismatchError, match="mode 'destantado'.*mode 'pata_de_gallo'"):
+        resolve_game([pata_checkpoint], {"rules": "destantado"})     # another three-player game
+    assert resolve_game([pata_checkpoint], {"rules": "destantado"}, any_game=True).players == 3
+    assert resolve_game([pata_checkpoint]) == GameConfig(players=3, rules="pata_de_gallo",
+                                                         target=15, flor=False, pica_pica=None)
+
+
+def test_probe_the_gallo_and_the_pair(pata_checkpoint):
+    # The gallo (the seat before the mano) holds four cards: his discard is probed.
+    sit = probe.ProbeSituation(hand=["1e", "7o", "3b", "4c"], players=3, rules="pata_de_gallo",
+                               mano=1)
+    r = probe.probe(load_agent("heuristic", 0), sit, samples=50)
+    assert r["seat"] == 0 and r["view"]["gallo"] == 0
+    assert {truco_env.ACTIONS[a] for a in np.flatnonzero(r["mask"])} == \
+        {f"discard_{k}" for k in range(4)}
+    assert r["probs"][truco_env.ACTIONS.index("discard_3")] == 1.0     # drops the 4c
+    # A player of the pair after the gallo's discard, the score from his seat on.
+    sit = probe.ProbeSituation(hand=["1e", "7o", "3b"], players=3, rules="pata_de_gallo",
+                               mano=1, actions=["discard_0"], score=(3, 5, 7))
+    e, seat = probe.setup_probe(sit)
+    assert seat == 1 and e.unwrapped.view("player_1")["score"] == [7, 3, 5]
+    with pytest.raises(ValueError, match="the gallo, player_2, holds four cards"):
+        probe.setup_probe(probe.ProbeSituation(hand=["1e", "7o", "3b"], players=3,
+                                               rules="pata_de_gallo"))
+    with pytest.raises(ValueError, match="bad score"):
+        probe.setup_probe(probe.ProbeSituation(hand=["1e", "7o", "3b"], players=3,
+                                               rules="destantado", score=(3, 5)))
+    # evaluate.py probes a checkpoint in its game (3 players, pata de gallo, to 15)
+    out = _evaluate("probe", pata_checkpoint, "--hand", "1e 7o 3b 4c", "--mano", "1")
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "(each to 15)" in out.stdout and "discard_3" in out.stdout
+    out = _evaluate("probe", "heuristic", "--hand", "1e 7o 3b", "--rules", "destantado",
+                    "--score", "5,3")
+    assert out.returncode == 2 and "expected MINE,NEXT,AFTER" in out.stderr
+
+
+def test_exploit_in_a_three_player_mode(tmp_path):
+    out = tmp_path / "x"
+    p = _evaluate("exploit", "random", "--rules", "destantado", "--budget", "3s",
+                  "--eval-matches", "3", "--eval-every", "1", "--eval-games", "6",
+                  "--num-envs", "16", "--num-steps", "8", "--workers", "1", "--out", str(out),
+                  "--no-progress")
+    assert p.returncode == 0, p.stderr[-3000:]
+    data = json.loads((out / "results.json").read_text())
+    assert data["even"] == pytest.approx(1 / 3) and data["config"]["players"] == 3
+    assert 0 <= data["win_lo"] <= data["best_response_win_rate"] <= data["win_hi"] <= 1
+    assert data["best_response_net_points_per_hand"] is None
+    report = (out / "report.md").read_text()
+    assert "two copies of it" in report and "even share of 1/3" in report

@@ -54,7 +54,9 @@ changing what the env accepts.
 `"rgb_array"` returns it as a picture, `uint8[H, W, 3]` (score, the hand's calls, each seat's
 cards as labelled rectangles, the bazas, who acts; drawn with Pillow, `pip install pillow`).
 Both show the cards of `env.unwrapped.render_seat` only (default `None`: a spectator sees every
-hand).
+hand).  Three-player modes: the score by player (destantado: tantos left) and each seat's side
+(gallo, pair; alone, out); during pata de gallo's discard the gallo's fourth card, face up for
+him (and a spectator) and face down for the pair; after it the card he discarded, to him only.
 
 ## Observation (compact)
 
