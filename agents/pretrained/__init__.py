@@ -154,7 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "export":
         print(f"wrote {export(args.run_dir, args.name)}")
     elif args.cmd == "migrate":
-        print(f"wrote {migrate(args.name)}")
+        try:
+            print(f"wrote {migrate(args.name)}")
+        except MigrationError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     else:
         for n in names():
             print(n, info(n))
