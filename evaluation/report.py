@@ -202,8 +202,12 @@ def three_way_markdown(res: dict) -> str:
 def write_tournament(res: dict, folder: Path) -> str:
     if res.get("three_way") is not None:       # three single players (issue 12)
         write_csv(folder / "three_way.csv", res["three_way"])
-        write_json(folder / "results.json", res)
         md = three_way_markdown(res)
+        if res.get("bluff"):
+            res["files"] = plot_bluff(res["bluff"], folder)
+            write_csv(folder / "bluff.csv", bluff_rows(res["bluff"]))
+            md += "\n" + bluff_markdown(res["bluff"], level=2)
+        write_json(folder / "results.json", res)
         (folder / "report.md").write_text(md)
         return md
     files = plot_tournament(res, folder)
@@ -269,7 +273,8 @@ def bluff_markdown(b: dict, level: int = 1) -> str:
              f"chances to call with a bottom-third hand. *Fold* = the answer was no quiero (or "
              f"mazo). *Slow play* = share of hands in the top third (strength percentile >= 2/3, "
              f"or >= {defs['envido_high']} envido points) with a chance to call where the agent "
-             f"never called. Points per call = net points of the hand for the caller's team. "
+             f"never called. Points per call = net points of the hand for the caller's team (three "
+             f"players: the caller's minus the mean of the other two). "
              f"Rates with 95% Wilson intervals.", ""]
     lines += ["| agent | " + " | ".join(c for c, _ in _BLUFF_COLUMNS) + " |",
               "|---|" + "---:|" * len(_BLUFF_COLUMNS)]

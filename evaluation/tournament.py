@@ -307,7 +307,7 @@ def run_tournament(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameC
     for spec in specs:
         load_agent(spec, 0)  # fail fast on a bad spec
     if rules.mode != "teams":
-        return run_three_way(entrants, matches, cfg, seed=seed, progress=progress)
+        return run_three_way(entrants, matches, cfg, seed=seed, progress=progress, bluff=bluff)
     workers = workers or os.cpu_count() or 1
     pairs = list(itertools.combinations(range(len(entrants)), 2))
     gid_span = 2 * matches + 2
@@ -486,12 +486,12 @@ def summarize_three_way(res: dict[str, np.ndarray], copies: Sequence[int]) -> di
 
 
 def run_three_way(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameConfig,
-                  seed: int = 0, progress: bool = True) -> dict[str, Any]:
+                  seed: int = 0, progress: bool = True, bluff: bool = False) -> dict[str, Any]:
     """A tournament of a three-player mode: two entrants (A against two copies of B, and B
     against two copies of A) or three (one three-way duplicate).  ``matches`` deal sequences,
     each played in the three seat rotations.  Per entrant and table: wins, the win rate with a
     95% interval (the unit is the deal sequence: its three rotations' share), where a third is
-    even."""
+    even.  ``bluff``: :func:`evaluation.bluff.bluff_analytics` of every decision."""
     labels = [a[0] for a in entrants]
     specs = [a[1] for a in entrants]
     if len(entrants) == 2:
@@ -503,10 +503,17 @@ def run_three_way(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameCo
                                  f"tournament; expected 2 or 3")
     t0 = time.time()
     rows = []
+    logs = []
     for t, idx in enumerate(tables):
         players = [load_agent(specs[i], seed * 1_000_003 + 10_007 * t + k)
                    for k, i in enumerate(idx)]
-        res = play_three_way(players, range(matches), cfg, seed)
+        log = EventLog() if bluff else None
+        res = play_three_way(players, range(matches), cfg, seed, log=log, agent_ids=idx)
+        if log is not None:
+            ev, hands = log.tables()
+            ev["gid"] = ev["gid"] + t * (3 * matches + 3)
+            hands["gid"] = hands["gid"] + t * (3 * matches + 3)
+            logs.append((ev, hands))
         for k, i in enumerate(idx):
             if k > 0 and idx[k] == idx[k - 1]:
                 continue                         # two copies of one entrant: counted once
@@ -518,5 +525,8 @@ def run_three_way(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameCo
                        "target": rules.target, "flor": rules.flor,
                        "matches_per_table": matches, "seed": seed, "rotations": 3},
             "agents": [{"label": lab, "spec": str(s)} for lab, s in entrants],
-            "three_way": rows, "pairs": [], "ratings": None, "bluff": None,
+            "three_way": rows, "pairs": [], "ratings": None,
+            "bluff": bluff_analytics(concat_tables([x[0] for x in logs], EVENT_FIELDS),
+                                     concat_tables([x[1] for x in logs], HAND_FIELDS),
+                                     labels) if bluff else None,
             "seconds": round(time.time() - t0, 2)}

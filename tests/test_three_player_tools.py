@@ -327,6 +327,17 @@ def test_bluff_analytics_in_the_three_player_modes(rules):
     assert payoff["n"] == 0 or np.isfinite(payoff["mean"])
 
 
+def test_three_way_tournament_with_bluff_analytics(tmp_path):
+    from evaluation import report
+    from evaluation.tournament import run_tournament
+    res = run_tournament([("h", "heuristic"), ("r", "random")], 2,
+                         GameConfig(players=3, rules="pata_de_gallo", target=9), bluff=True,
+                         progress=False)
+    assert set(res["bluff"]["agents"]) == {"h", "r"}
+    md = report.write_tournament(res, tmp_path)
+    assert "## Bluff analytics" in md and (tmp_path / "bluff.csv").is_file()
+
+
 def test_bluff_analytics_in_pica_pica_and_from_three_player_records(tmp_path):
     b = bluff.play_against("heuristic", ["random"], 4, GameConfig(players=4, pica_pica=True),
                            seed=1, workers=1, progress=False)
