@@ -23,30 +23,28 @@ from typing import Sequence
 
 from evaluation import bluff, exploit, probe, report, senas, tournament
 from evaluation.tournament import GameConfig
-from truco_env.rules import PRESETS, get_rules
+from truco_env.rules import PRESETS
 
 COMMANDS = ("tournament", "bluff", "probe", "exploit", "senas")
 
 
-def _game_args(ap: argparse.ArgumentParser, trained: bool = True) -> None:
-    """The game's settings; with ``trained``, unset ones come from the checkpoints' configs
-    (the game they were trained for), else the defaults (2 players, argentino; 3 players for
-    the three-player modes)."""
-    src = " (default: the checkpoints' game, else %s)" if trained else " (default %s)"
+def _game_args(ap: argparse.ArgumentParser) -> None:
+    """The game's settings; unset ones come from the checkpoints' configs (the game they were
+    trained for), else the defaults (2 players, argentino; 3 players for the three-player
+    modes)."""
+    src = " (default: the checkpoints' game, else %s)"
     ap.add_argument("--players", type=int, default=None, choices=(2, 3, 4, 6),
                     help="seats" + src % "2; 3 for the three-player modes")
-    ap.add_argument("--rules", default=None if trained else "argentino", choices=PRESETS,
-                    help="preset" + src % "argentino")
+    ap.add_argument("--rules", default=None, choices=PRESETS, help="preset" + src % "argentino")
     ap.add_argument("--target", type=int, default=None, help="points to win (preset default)")
     ap.add_argument("--flor", action=argparse.BooleanOptionalAction, default=None,
                     help="play with flor (preset default)")
-    if trained:
-        ap.add_argument("--pica-pica", dest="pica_pica", action=argparse.BooleanOptionalAction,
-                        default=None, help="pica-pica hands (docs/rules.md section 11; preset "
-                                           "default)")
-        ap.add_argument("--any-game", dest="any_game", action="store_true",
-                        help="let checkpoints play a game of another mode than the one they "
-                             "were trained for, or agents of different games play together")
+    ap.add_argument("--pica-pica", dest="pica_pica", action=argparse.BooleanOptionalAction,
+                    default=None, help="pica-pica hands (docs/rules.md section 11; preset "
+                                       "default)")
+    ap.add_argument("--any-game", dest="any_game", action="store_true",
+                    help="let checkpoints play a game of another mode than the one they "
+                         "were trained for, or agents of different games play together")
 
 
 def _run_args(ap: argparse.ArgumentParser) -> None:
@@ -126,8 +124,11 @@ def cmd_bluff(argv: list[str]) -> int:
         b = bluff.play_against(args.spec, against, args.matches, cfg, seed=args.seed,
                                workers=args.workers, progress=not args.no_progress)
         c = b["config"]
+        unit = ("deal sequences per opponent, each a three-way duplicate (every seat "
+                "rotation) against two copies of it" if c["mode"] != "teams"
+                else "duplicate pairs per opponent")
         header = (f"# Bluff analytics: {args.spec} against {', '.join(c['opponents'])}\n\n"
-                  f"{args.matches} duplicate pairs per opponent, {cfg.players} players, "
+                  f"{args.matches} {unit}, {cfg.players} players, "
                   f"{cfg.rules}, match to {c['target']}, seed {args.seed}.")
     folder = report.out_dir(args.out, "bluff")
     print(report.write_bluff(b, folder, header))
@@ -142,11 +143,14 @@ def cmd_probe(argv: list[str]) -> int:
                                  "probabilities in a situation: the probed player holds --hand "
                                  "and is the one to act after the given actions.")
     ap.add_argument("spec")
-    ap.add_argument("--hand", required=True, help='three cards, e.g. "1e 7o 3b"')
+    ap.add_argument("--hand", required=True, help='three cards, e.g. "1e 7o 3b" (pata de '
+                                                  'gallo\'s gallo, the seat before the mano: four)')
     ap.add_argument("--seat", type=int, default=None, help="the probed seat (default: whoever "
                                                            "is to act after the actions)")
     ap.add_argument("--score", default=None, help="score as MINE,THEIRS (the probed player's "
-                                                  "team first), e.g. 20,10")
+                                                  "team first), e.g. 20,10; three-player "
+                                                  "modes: MINE,NEXT,AFTER (seats in play "
+                                                  "order; destantado: tantos left)")
     ap.add_argument("--mano", type=int, default=0, help="seat of the mano (default 0)")
     ap.add_argument("--muestra", default=None, help="muestra card (uruguayo)")
     ap.add_argument("--played", default="", help="cards played before, in order, by whoever "
@@ -159,17 +163,21 @@ def cmd_probe(argv: list[str]) -> int:
                                                               "has no action_probs")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="also write report.md and probe.json there")
-    _game_args(ap, trained=False)
+    _game_args(ap)
     args = ap.parse_args(argv)
     try:
         score = tuple(int(x) for x in args.score.split(",")) if args.score else None
     except ValueError:
         score = None
-    if args.score and (score is None or len(score) != 2):
-        ap.error(f"--score {args.score!r}: expected MINE,THEIRS, e.g. 20,10")
-    players = args.players or (2 if get_rules(args.rules).mode == "teams" else 3)
-    sit = probe.ProbeSituation(hand=args.hand.split(), players=players, rules=args.rules,
-                               target=args.target, flor=args.flor, mano=args.mano, score=score,
+    cfg = _cfg(args, [args.spec])       # a checkpoint is probed in the game it was trained for
+    want = 2 if cfg.ruleset().mode == "teams" else 3
+    if args.score and (score is None or len(score) != want):
+        ap.error(f"--score {args.score!r}: expected MINE,THEIRS, e.g. 20,10" if want == 2 else
+                 f"--score {args.score!r}: expected MINE,NEXT,AFTER (three players, from the "
+                 f"probed one in play order), e.g. 8,10,6")
+    sit = probe.ProbeSituation(hand=args.hand.split(), players=cfg.players, rules=cfg.rules,
+                               target=cfg.target, flor=cfg.flor, pica_pica=cfg.pica_pica,
+                               mano=args.mano, score=score,
                                muestra=args.muestra, seed=args.seed, seat=args.seat,
                                actions=(args.played.split() + args.calls.split()
                                         + args.actions.split()))

@@ -13,6 +13,12 @@
   also ``first_mano``. The bots keep their roles around the drawn seat: seats of the learner's
   team (``seat % 2``) get ``partner``, the others ``opponent``. An ``opponent`` mapping
   ``{seat: bot}`` fixes the learner's seat to the one seat it leaves out;
+* three-player modes (``players=3, rules="pata_de_gallo"`` or ``"destantado"``): the learner
+  holds one seat and the other two are ``opponent`` bots (two copies; ``partner`` is refused:
+  pata de gallo's pair changes every hand, with the gallo); the reward is the learner's
+  (+1 for the match, -1/2 when another player wins it) and ``info["score"]`` lists the three
+  players' scores (destantado: tantos left).  Pica-pica: while a duel the learner is not in
+  is played, the bots play it, and the learner's next observation shows its cards;
 * observation: the flat float32 observation of the learner's seat (``Box``); the legal actions
   come from :meth:`SingleAgentEnv.action_masks` (what sb3-contrib's ``MaskablePPO`` calls) and
   ``info["action_mask"]``;
@@ -156,9 +162,18 @@ class SingleAgentEnv(gymnasium.Env):
                                  f"missing {missing}, unexpected {extra}")
             fixed = {s: self._load(opponent[s]) for s in others}
             return lambda seat: fixed
-        mate = opponent if partner is None else partner
+        if self.aec.rules.mode != "teams":
+            if partner is not None:
+                raise ValueError(f"bad value partner={partner!r}: mode "
+                                 f"{self.aec.rules.mode!r} has no fixed partner (every other "
+                                 f"seat is an opponent; pata de gallo's pair changes every "
+                                 f"hand); pass opponent= only")
+            mate = opponent
+        else:
+            mate = opponent if partner is None else partner
         # One bot per position relative to the learner (k = 1 .. players-1 seats after it):
-        # odd k an opponent, even k a partner, whatever seat the learner gets.
+        # odd k an opponent, even k a partner, whatever seat the learner gets (three-player
+        # modes: both others are opponents, each its own copy of the bot).
         by_offset = {k: self._load(mate if k % 2 == 0 else opponent) for k in range(1, players)}
         return lambda seat: {(seat + k) % players: bot for k, bot in by_offset.items()}
 

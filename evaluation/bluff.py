@@ -16,7 +16,9 @@ is the share of dealt hands that are weaker (half of the equal ones).
 * Envido: the bottom third of envido points (<= :data:`ENVIDO_LOW`, from all 9880 argentino
   hands) defines an envido bluff, the top third (>= :data:`ENVIDO_HIGH`) envido slow play.
 * *Fold*: the call was answered no quiero (or mazo).  Points per call: the net points of the
-  hand for the caller's team.  Every rate has a 95% Wilson interval
+  hand for the caller's team (three-player modes: the caller's points minus the mean of the
+  other two players', as ``reward="points"``; destantado's songs are answered by each of the
+  others, and a call's answer here is the first).  Every rate has a 95% Wilson interval
   (:func:`evaluation.stats.wilson`), every mean a t interval.
 
 :func:`bluff_claims` states the three claims a reviewer checks, per opponent: envido acceptance
@@ -45,9 +47,10 @@ from .stats import Z95, mean_interval, rate_bands, wilson
 
 # Decision contexts of the event log.
 CTX_FREE, CTX_TRUCO, CTX_ENVIDO, CTX_FLOR = 0, 1, 2, 3
-EVENT_FIELDS = ("gid", "agent", "seat", "hand_no", "step", "baza", "position", "ctx", "level",
-                "chain", "action", "can_truco", "can_envido", "envido", "strength", "percentile")
-HAND_FIELDS = ("gid", "hand_no", "pts0", "pts1")
+EVENT_FIELDS = ("gid", "agent", "seat", "players", "hand_no", "step", "baza", "position", "ctx",
+                "level", "chain", "action", "can_truco", "can_envido", "envido", "strength",
+                "percentile")
+HAND_FIELDS = ("gid", "hand_no", "pts0", "pts1", "pts2")
 
 TRUCO_NAMES = ("truco", "retruco", "vale_cuatro")
 STRENGTH_BINS = np.linspace(0.0, 1.0, 11)
@@ -72,7 +75,9 @@ class EventLog:
     batches, ``agent`` is an index given by the caller.  ``can_truco`` is the level that a truco
     call would reach (1..3) where one is legal, else 0; ``can_envido`` whether an envido call
     (envido, real or falta, opening or raising) is legal.  ``position``: 0 mano, 1 pie (last
-    to play), 2 in between.  Fill it with the hooks of :meth:`watch`.
+    to play), 2 in between, in the hand or, in pica-pica, in the duel in progress (its mano
+    and its rival).  ``players``: 3 in the three-player modes, whose hand points ``pts0..2``
+    are per seat (else ``pts0``, ``pts1`` by team).  Fill it with the hooks of :meth:`watch`.
     """
 
     def __init__(self):
@@ -103,16 +108,21 @@ class Watcher:
         self.strength = np.zeros((G, C.P_MAX), np.float32)
         self.percentile = np.zeros((G, C.P_MAX), np.float32)
         self.hand_no = np.full(G, -1, np.int64)
+        self.before_discard = np.zeros(G, bool)
         self.step = 0
 
     def _strengths(self, S: np.ndarray, rows: np.ndarray) -> None:
-        for g in rows[self.hand_no[rows] != S[rows, C.HAND_NO]]:
+        # Pata de gallo: the gallo's three cards are known after his discard, so strengths
+        # taken during the discard are taken again at the hand's next decision.
+        stale = (self.hand_no[rows] != S[rows, C.HAND_NO]) | self.before_discard[rows]
+        for g in rows[stale]:
             P = int(S[g, C.NPLAYERS])
             s, pct = strength_table(int(S[g, C.MUESTRA]))
             keys = rank_key(S[g, C.HRANK:C.HRANK + 3 * P].reshape(P, 3))
             self.strength[g, :P] = s[keys]
             self.percentile[g, :P] = pct[keys]
             self.hand_no[g] = S[g, C.HAND_NO]
+            self.before_discard[g] = S[g, C.DISCARDING] == 1
 
     def on_decision(self, game: Matches, rows: np.ndarray, actions: np.ndarray,
                     mask: np.ndarray) -> None:
@@ -125,8 +135,8 @@ class Watcher:
         Sr = S[rows]
         seat = Sr[:, C.ACTOR]
         P = Sr[:, C.NPLAYERS]
-        rel = (seat - Sr[:, C.MANO]) % P
-        position = np.where(rel == 0, 0, np.where(rel == P - 1, 1, 2))
+        last = Sr[np.arange(len(rows)), C.NEXT + seat] == Sr[:, C.MANO]   # of the hand or duel
+        position = np.where(seat == Sr[:, C.MANO], 0, np.where(last, 1, 2))
         flor = Sr[:, C.FLOR_STATE] != 0
         env = ~flor & (Sr[:, C.ENVIDO_PENDING] == 1) & (seat == Sr[:, C.ENVIDO_ANSWERER])
         tru = ~flor & ~env & (Sr[:, C.TRUCO_PENDING] > 0) & (seat == Sr[:, C.TRUCO_ANSWERER])
@@ -140,7 +150,8 @@ class Watcher:
         level = np.where(tru, Sr[:, C.TRUCO_PENDING], Sr[:, C.TRUCO_LEVEL])
         self.log.rows.append({
             "gid": self.gid[rows], "agent": self.seat_agent[rows, seat].astype(np.int16),
-            "seat": seat.astype(np.int8), "hand_no": Sr[:, C.HAND_NO].astype(np.int32),
+            "seat": seat.astype(np.int8), "players": P.astype(np.int8),
+            "hand_no": Sr[:, C.HAND_NO].astype(np.int32),
             "step": np.full(len(rows), step, np.int32), "baza": Sr[:, C.BAZA].astype(np.int8),
             "position": position.astype(np.int8), "ctx": ctx.astype(np.int8),
             "level": level.astype(np.int8), "chain": Sr[:, C.ENVIDO_CHAIN_ID].astype(np.int8),
@@ -157,7 +168,8 @@ class Watcher:
         self.log.hands.append({"gid": self.gid[games],
                                "hand_no": S[games, C.HAND_NO].astype(np.int32),
                                "pts0": S[games, C.HAND_PTS].astype(np.int16),
-                               "pts1": S[games, C.HAND_PTS + 1].astype(np.int16)})
+                               "pts1": S[games, C.HAND_PTS + 1].astype(np.int16),
+                               "pts2": S[games, C.HAND_PTS + 2].astype(np.int16)})
 
 
 def concat_tables(parts: list[dict[str, np.ndarray]], fields: Sequence[str]) -> dict:
@@ -196,7 +208,7 @@ def events_from_records(records: Sequence[dict], log: EventLog | None = None,
     Each record is replayed through the match driver with its recorded deals
     (:class:`truco_env.game.RecordedDeals`), every action checked for legality, and logged by
     the same hooks as a played match.  ``agent_of(record, seat)`` gives the agent index of a
-    seat (default: its team, 0 or 1).
+    seat (default: its team, 0 or 1; in the three-player modes the seat).
     """
     log = log or EventLog()
     rows = np.array([0])
@@ -208,7 +220,8 @@ def events_from_records(records: Sequence[dict], log: EventLog | None = None,
         P = rec["players"]
         game = Matches(1, P, rules_from_dict(rec["rules"]), episode=rec.get("episode", "match"),
                        reward=rec.get("reward"))
-        watch = log.watch(np.array([r_i]), np.array([[agent_of(rec, p) if agent_of else p % 2
+        watch = log.watch(np.array([r_i]), np.array([[agent_of(rec, p) if agent_of else
+                                                      (p if P == 3 else p % 2)
                                                       for p in range(P)]]))
         if not rec["hands"]:
             continue
@@ -234,19 +247,30 @@ def events_from_records(records: Sequence[dict], log: EventLog | None = None,
 
 # ============================================================================ analytics
 def _join_hand_points(ev: dict, hands: dict) -> np.ndarray:
-    """Points of the hand of each event for the acting seat's team, minus the other team's."""
+    """Net points of the hand of each event for the acting seat: its team's points minus the
+    other team's; in the three-player modes (``players`` 3) its own points minus the mean of
+    the other two players' (pata de gallo: points won; destantado: tantos shed), as
+    ``reward="points"`` counts them."""
     if len(ev["gid"]) == 0:
         return np.zeros(0)
     hk = hands["gid"] * 4096 + hands["hand_no"]
     order = np.argsort(hk)
     hk = hk[order]
-    net0 = (hands["pts0"].astype(np.int64) - hands["pts1"])[order]
+    pts = np.stack([np.asarray(hands.get(f"pts{k}", np.zeros(len(hk))), np.float64)[order]
+                    for k in range(3)], axis=1)
     ek = ev["gid"] * 4096 + ev["hand_no"]
     pos = np.clip(np.searchsorted(hk, ek), 0, max(len(hk) - 1, 0))
     found = hk[pos] == ek if len(hk) else np.zeros(len(ek), bool)
-    net = np.where(found, net0[pos] if len(hk) else 0, 0).astype(np.float64)
-    team = ev["seat"] % 2
-    return np.where(found, np.where(team == 0, net, -net), np.nan)
+    if not len(hk):
+        return np.full(len(ek), np.nan)
+    p = pts[pos]
+    seat = ev["seat"].astype(np.int64)
+    team = seat % 2
+    by_team = np.where(team == 0, p[:, 0] - p[:, 1], p[:, 1] - p[:, 0])
+    mine = p[np.arange(len(ek)), np.minimum(seat, 2)]
+    single = mine - (p.sum(axis=1) - mine) / 2
+    three = np.asarray(ev.get("players", np.zeros(len(ek)))) == 3
+    return np.where(found, np.where(three, single, by_team), np.nan)
 
 
 def _answers(ev: dict) -> np.ndarray:
@@ -435,18 +459,31 @@ CLAIM_STRENGTH_LABELS = _quintile_labels()
 
 
 def _opponents(ev: dict) -> np.ndarray:
-    """The agent index of the other team in each event's game (the first agent seen there)."""
+    """The agent index of the other team in each event's game (the first agent seen there);
+    in the three-player modes, of another agent at the table (the lowest other index seen)."""
     n = len(ev["gid"])
     if n == 0:
         return np.zeros(0, np.int64)
-    team = (ev["seat"] % 2).astype(np.int64)
+    three = np.asarray(ev.get("players", np.zeros(n))) == 3
+    team = np.where(three, 0, ev["seat"] % 2).astype(np.int64)
     key = ev["gid"].astype(np.int64) * 2 + team
     uk, first = np.unique(key, return_index=True)
     agent = ev["agent"].astype(np.int64)[first]
     other = key ^ 1
     pos = np.clip(np.searchsorted(uk, other), 0, len(uk) - 1)
     found = uk[pos] == other
-    return np.where(found, agent[pos], -1)
+    out = np.where(found, agent[pos], -1)
+    if three.any():
+        gid = ev["gid"].astype(np.int64)[three]
+        me = ev["agent"].astype(np.int64)[three]
+        big = np.iinfo(np.int64).max
+        ug, inv = np.unique(gid, return_inverse=True)
+        lo = np.full(len(ug), big)
+        np.minimum.at(lo, inv, me)
+        hi = np.full(len(ug), -1)
+        np.maximum.at(hi, inv, me)
+        out[three] = np.where(me == lo[inv], np.where(hi[inv] != me, hi[inv], -1), lo[inv])
+    return out
 
 
 def _truco_answers(ev: dict) -> np.ndarray:
@@ -576,7 +613,9 @@ def bluff_claims(ev: dict, hands: dict, names: Sequence[str],
         "strong": f"strength percentile >= {STRONG_PCT} (Q4-Q5)",
         "weak_pct": WEAK_PCT, "strong_pct": STRONG_PCT,
         "fold": "the call was answered no quiero or mazo",
-        "points": "net points of the hand for the caller's team, one value per hand and seat; "
+        "points": "net points of the hand for the caller's team (three-player modes: the "
+                  "caller's points minus the mean of the other two players'), one value per "
+                  "hand and seat; "
                   "mean +- 1.96 sd / sqrt(n)"}}
     for a in agents:
         me = ev["agent"] == a
@@ -606,13 +645,19 @@ def claim_labels(spec: str, opponents: Sequence[str]) -> list[str]:
 
 def _play_chunk(args: tuple) -> tuple:
     """Duplicate pairs ``lo..hi`` of the agent (index 0) against opponent ``p_idx`` (index
-    ``p_idx + 1``), logged (runs in a worker process)."""
-    from .tournament import load_agent, play_duplicate
+    ``p_idx + 1``), logged (runs in a worker process).  Three-player modes: three-way
+    duplicates, the agent against two copies of the opponent."""
+    from .tournament import load_agent, play_duplicate, play_three_way
     p_idx, spec, opp_spec, lo, hi, cfg, seed, gid_span = args
     agent_seed = seed * 1_000_003 + p_idx * 10_007 + lo
     log = EventLog()
-    res = play_duplicate(load_agent(spec, agent_seed), load_agent(opp_spec, agent_seed + 1),
-                         range(lo, hi), cfg, seed, log=log, agent_ids=(0, p_idx + 1))
+    if cfg.ruleset().mode != "teams":
+        res = play_three_way([load_agent(spec, agent_seed), load_agent(opp_spec, agent_seed + 1),
+                              load_agent(opp_spec, agent_seed + 2)], range(lo, hi), cfg, seed,
+                             log=log, agent_ids=(0, p_idx + 1, p_idx + 1))
+    else:
+        res = play_duplicate(load_agent(spec, agent_seed), load_agent(opp_spec, agent_seed + 1),
+                             range(lo, hi), cfg, seed, log=log, agent_ids=(0, p_idx + 1))
     ev, hands = log.tables()
     ev["gid"] = ev["gid"] + p_idx * gid_span
     hands["gid"] = hands["gid"] + p_idx * gid_span
@@ -625,18 +670,25 @@ def play_against(spec: str, opponents: Sequence[str], matches: int, cfg: Any, se
     against each opponent (default: itself, as a separate copy).  Every opponent sees the
     same deal sequence (:class:`truco_env.game.DuplicateDeals` from ``seed``).
 
+    Three-player modes (pata de gallo, destantado): each deal sequence is a three-way
+    duplicate (:func:`evaluation.tournament.play_three_way`, every seat rotation) of the agent
+    against two copies of the opponent, and ``matches`` holds the agent's win rate against an
+    even share of 1/3 (:func:`evaluation.tournament.summarize_three_way`).
+
     Returns :func:`bluff_analytics` of every agent plus ``claims`` (:func:`bluff_claims` of
     the agent), ``matches`` (the agent's win rate and points per hand against each opponent,
     :func:`evaluation.tournament.summarize_pair`) and ``config``.
     """
-    from .tournament import _chunks, _worker_init, load_agent, summarize_pair
+    from .tournament import (_chunks, _worker_init, load_agent, summarize_pair,
+                             summarize_three_way)
     opponents = list(opponents) or [spec]
     names = claim_labels(spec, opponents)
     rules = cfg.ruleset()
     for s in [spec, *opponents]:
         load_agent(s, 0)  # fail fast on a bad spec
     workers = workers or os.cpu_count() or 1
-    gid_span = 2 * matches + 2
+    three = rules.mode != "teams"
+    gid_span = 3 * matches + 3
     tasks = [(p, spec, o, lo, hi, cfg, seed, gid_span) for p, o in enumerate(opponents)
              for lo, hi in _chunks(matches, workers)]
     bar = None
@@ -657,7 +709,7 @@ def play_against(spec: str, opponents: Sequence[str], matches: int, cfg: Any, se
         for r in it:
             results.append(r)
             if bar is not None:
-                bar.update(len(r[2]["match"]) // 2)
+                bar.update(len(r[2]["match"]) // (3 if three else 2))
     finally:
         if pool is not None:
             pool.close()
@@ -671,26 +723,30 @@ def play_against(spec: str, opponents: Sequence[str], matches: int, cfg: Any, se
     for p, o in enumerate(opponents):
         parts = [r[2] for r in results if r[0] == p]
         res = {k: np.concatenate([x[k] for x in parts]) for k in parts[0]}
-        pairs.append({"agent": spec, "opponent": names[p + 1], **summarize_pair(res)})
+        pairs.append({"agent": spec, "opponent": names[p + 1],
+                      **(summarize_three_way(res, [0]) if three else summarize_pair(res))})
     out = bluff_analytics(ev, hands, names)
     out["claims"] = bluff_claims(ev, hands, names, agents=[0])
     out["matches"] = pairs
     out["config"] = {"agent": spec, "opponents": names[1:], "players": cfg.players,
-                     "rules": cfg.rules, "target": rules.target, "flor": rules.flor,
+                     "rules": cfg.rules, "mode": rules.mode, "target": rules.target,
+                     "flor": rules.flor,
                      "matches_per_opponent": matches, "seed": seed}
     return out
 
 
 def analyse_records(paths: Sequence[str]) -> tuple[dict[str, Any], int]:
     """Bluff analytics and the three claims (every agent) of the match records in ``paths``
-    (:func:`load_records`); agents are the records' ``agents`` names, else ``team 0/1``.
-    Returns ``(result, number of records)``."""
+    (:func:`load_records`); agents are the records' ``agents`` names, else ``team 0/1`` (three
+    players: ``player_0..2``).  Returns ``(result, number of records)``."""
     recs = load_records(paths)
-    names = sorted({a for r in recs for a in r.get("agents") or []}) or ["team 0", "team 1"]
+    three = any(r.get("players") == 3 for r in recs)
+    names = sorted({a for r in recs for a in r.get("agents") or []}) or (
+        [f"player_{p}" for p in range(3)] if three else ["team 0", "team 1"])
 
     def agent_of(rec: dict, seat: int) -> int:
         ag = rec.get("agents")
-        return names.index(ag[seat]) if ag else seat % 2
+        return names.index(ag[seat]) if ag else (seat if rec["players"] == 3 else seat % 2)
 
     ev, hands = events_from_records(recs, agent_of=agent_of).tables()
     out = bluff_analytics(ev, hands, names)

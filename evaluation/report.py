@@ -202,8 +202,12 @@ def three_way_markdown(res: dict) -> str:
 def write_tournament(res: dict, folder: Path) -> str:
     if res.get("three_way") is not None:       # three single players (issue 12)
         write_csv(folder / "three_way.csv", res["three_way"])
-        write_json(folder / "results.json", res)
         md = three_way_markdown(res)
+        if res.get("bluff"):
+            res["files"] = plot_bluff(res["bluff"], folder)
+            write_csv(folder / "bluff.csv", bluff_rows(res["bluff"]))
+            md += "\n" + bluff_markdown(res["bluff"], level=2)
+        write_json(folder / "results.json", res)
         (folder / "report.md").write_text(md)
         return md
     files = plot_tournament(res, folder)
@@ -269,7 +273,8 @@ def bluff_markdown(b: dict, level: int = 1) -> str:
              f"chances to call with a bottom-third hand. *Fold* = the answer was no quiero (or "
              f"mazo). *Slow play* = share of hands in the top third (strength percentile >= 2/3, "
              f"or >= {defs['envido_high']} envido points) with a chance to call where the agent "
-             f"never called. Points per call = net points of the hand for the caller's team. "
+             f"never called. Points per call = net points of the hand for the caller's team (three "
+             f"players: the caller's minus the mean of the other two). "
              f"Rates with 95% Wilson intervals.", ""]
     lines += ["| agent | " + " | ".join(c for c, _ in _BLUFF_COLUMNS) + " |",
               "|---|" + "---:|" * len(_BLUFF_COLUMNS)]
@@ -492,12 +497,18 @@ def _series(claims: dict) -> list[tuple[str, dict]]:
 
 
 def matches_markdown(pairs: list[dict]) -> str:
-    lines = ["| agent | opponent | matches | win rate | 95% CI | net points/hand | 95% CI |",
-             "|---|---|---:|---:|---|---:|---|"]
+    """The agent's results against each opponent: win rate and net points per hand; in the
+    three-player modes (rows with ``even``) alone against two copies, with the even share."""
+    three = bool(pairs) and "even" in pairs[0]
+    last = ("even share |", "---:|") if three else ("net points/hand | 95% CI |", "---:|---|")
+    lines = [f"| agent | opponent{'s' if three else ''} | matches | win rate | 95% CI | "
+             + last[0], "|---|---|---:|---:|---|" + last[1]]
     for p in pairs:
-        lines.append(f"| {p['agent']} | {p['opponent']} | {p['matches']} | "
-                     f"{_pct(p['win_rate'])} | {_pct(p['win_lo'])} – {_pct(p['win_hi'])} | "
-                     f"{_num(p['net_per_hand'])} | {_num(p['net_lo'])} – {_num(p['net_hi'])} |")
+        tail = (f"{_pct(p['even'])} |" if three else
+                f"{_num(p['net_per_hand'])} | {_num(p['net_lo'])} – {_num(p['net_hi'])} |")
+        lines.append(f"| {p['agent']} | {'2 x ' if three else ''}{p['opponent']} | "
+                     f"{p['matches']} | {_pct(p['win_rate'])} | {_pct(p['win_lo'])} – "
+                     f"{_pct(p['win_hi'])} | " + tail)
     return "\n".join(lines)
 
 
@@ -544,7 +555,8 @@ def claims_markdown(claims: dict, level: int = 2) -> str:
     lines += ["", f"{h}# 3. Do bluffs win points?", "",
               "Truco, retruco and vale cuatro calls (on the agent's turn or as a raise) with a "
               "weak hand (*bluff*) and, as the reference, with a strong hand (*honest*).  "
-              "*Net points*: the hand's points for the caller's team minus the opponents', one "
+              "*Net points*: the hand's points for the caller's team minus the opponents' (three "
+              "players: the caller's minus the mean of the other two), one "
               "value per hand in which the agent made such a call (mean, 95% CI = mean +- "
               "1.96 sd / sqrt(n)).  *Fold rate*: share of the answered calls that the "
               "opponent answered no quiero (or mazo).", "",
@@ -716,7 +728,13 @@ def plot_claims(claims: dict, folder: Path) -> list[str]:
 def write_exploit(spec: str, curve: list[dict], run: dict, final: dict, folder: Path,
                   budget: float) -> str:
     plt = _plt()
-    p = final["pairs"][0]
+    three = final.get("three_way") is not None     # three-player modes: one seat of three
+    if three:
+        br = final["agents"][0]["label"]
+        p = next(r for r in final["three_way"] if r["agent"] == br and r["seats"] == 1)
+    else:
+        p = final["pairs"][0]
+    even = 1 / 3 if three else 0.5
     evals = [c for c in curve if c["eval"]]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     if evals:
@@ -725,7 +743,8 @@ def write_exploit(spec: str, curve: list[dict], run: dict, final: dict, folder: 
                      label="best response win rate (periodic eval)")
         axes[0].fill_between(t, [c["win_lo"] for c in evals], [c["win_hi"] for c in evals],
                              color="tab:red", alpha=0.2, lw=0, label="95% Wilson band")
-    axes[0].axhline(0.5, color="grey", ls=":", lw=1, label="0.5: not exploitable")
+    axes[0].axhline(even, color="grey", ls=":", lw=1,
+                    label=f"{even:.2f}: not exploitable (the even share)")
     axes[0].set_ylim(0, 1)
     axes[0].set_xlabel("training time (s)")
     axes[0].set_ylabel("match win rate against the frozen agent")
@@ -733,7 +752,7 @@ def write_exploit(spec: str, curve: list[dict], run: dict, final: dict, folder: 
     axes[0].legend(fontsize=8)
     axes[1].plot([c["steps"] for c in curve], [c["train_win_rate"] for c in curve],
                  color="tab:purple", lw=1, label="learner win rate in training matches")
-    axes[1].axhline(0.5, color="grey", ls=":", lw=1)
+    axes[1].axhline(even, color="grey", ls=":", lw=1)
     axes[1].set_ylim(0, 1)
     axes[1].set_xlabel("environment steps")
     axes[1].set_ylabel("match win rate")
@@ -746,37 +765,48 @@ def write_exploit(spec: str, curve: list[dict], run: dict, final: dict, folder: 
     write_csv(folder / "curve.csv", [{k: c.get(k) for k in ("seconds", "steps", "eval", "win_rate",
                                                            "win_lo", "win_hi", "train_win_rate")}
                                      for c in curve])
-    write_csv(folder / "final.csv", final["pairs"])
+    write_csv(folder / "final.csv", final["three_way"] if three else final["pairs"])
     data = {"agent": spec, "config": final["config"], "budget_s": budget,
             "train_seconds": run["train_seconds"], "train_steps": run["global_step"],
             "best_response_win_rate": p["win_rate"], "win_lo": p["win_lo"], "win_hi": p["win_hi"],
-            "best_response_net_points_per_hand": p["net_per_hand"], "net_lo": p["net_lo"],
-            "net_hi": p["net_hi"], "final": final["pairs"], "curve": curve,
+            "even": even, "best_response_net_points_per_hand": p.get("net_per_hand"),
+            "net_lo": p.get("net_lo"), "net_hi": p.get("net_hi"),
+            "final": final["three_way"] if three else final["pairs"], "curve": curve,
             "best_response": run["checkpoint"],
             "files": ["learning_curve.png", "curve.csv", "final.csv", "best_response/",
                       "train.log"]}
     write_json(folder / "results.json", data)
     c = final["config"]
+    if three:
+        how = (f"{p['matches']} matches of three-way duplicates (every seat rotation) alone "
+               f"against two copies of it")
+        rows = [f"| match win rate | {_pct(p['win_rate'])} | {_pct(p['win_lo'])} – "
+                f"{_pct(p['win_hi'])} |", f"| even share | {_pct(even)} | |"]
+        nothing = "a win rate near the even share of 1/3 means"
+    else:
+        how = f"{p['matches']} duplicate matches against it"
+        rows = [f"| match win rate | {_pct(p['win_rate'])} | {_pct(p['win_lo'])} – "
+                f"{_pct(p['win_hi'])} |",
+                f"| net points per hand | {_num(p['net_per_hand'])} | {_num(p['net_lo'])} – "
+                f"{_num(p['net_hi'])} |"]
+        nothing = "a win rate near 50% and net points near 0 mean"
     md = "\n".join([
         f"# Exploitability probe: {spec}", "",
         f"A fresh PPO best response was trained for {run['train_seconds']:.0f} s "
         f"({run['global_step']:,} environment steps) against the frozen agent, then played "
-        f"{p['matches']} duplicate matches against it ({c['players']} players, {c['rules']}, "
-        f"match to {c['target']}).", "",
-        "| measure | best response | 95% CI |", "|---|---:|---|",
-        f"| match win rate | {_pct(p['win_rate'])} | {_pct(p['win_lo'])} – {_pct(p['win_hi'])} |",
-        f"| net points per hand | {_num(p['net_per_hand'])} | {_num(p['net_lo'])} – "
-        f"{_num(p['net_hi'])} |", "",
+        f"{how} ({c['players']} players, {c['rules']}, match to {c['target']}).", "",
+        "| measure | best response | 95% CI |", "|---|---:|---|", *rows, "",
         f"**Approximate exploitability** (Timbers et al. 2020): how much a best response "
-        f"trained against {spec} gains from it.  Lower is better for {spec}: a win rate near "
-        f"50% and net points near 0 mean the probe found nothing to exploit in this budget.  It "
+        f"trained against {spec} gains from it.  Lower is better for {spec}: {nothing} "
+        f"the probe found nothing to exploit in this budget.  It "
         f"is a lower bound on the true exploitability (the learner is not an exact best "
         f"response) and depends on the budget.", "",
         "Learning curve: `learning_curve.png` (`curve.csv`); the best response is the training "
         f"run `best_response/` (usable as `checkpoint:{run['checkpoint']}`).", "",
         *_source_lines(p, "best response", spec),
         "The trainer is train.py's PPO with `opponent` set to the frozen agent, "
-        "`opponent_weight=1` and no self-play (the learner plays every seat of one team)."])
+        "`opponent_weight=1` and no self-play (the learner plays every seat of one team; in "
+        "the three-player modes one seat, the frozen agent the other two)."])
     (folder / "report.md").write_text(md + "\n")
     return md + "\n"
 

@@ -148,6 +148,15 @@ def resolve_game(specs: Sequence[str], given: dict | None = None,
                     f"anyway)")
     base = dataclasses.asdict(trained[0][1]) if trained else {}
     merged = {**base, **given}
+    if base and merged["rules"] != base["rules"]:
+        # Another preset than the trained one: a trained knob it does not take (destantado's
+        # target 10 only, no flor...) falls back to the preset's default.
+        for k in ("target", "flor", "pica_pica"):
+            if k not in given:
+                try:
+                    get_rules(merged["rules"], **{k: merged.get(k)})
+                except ValueError:
+                    merged.pop(k, None)
     mode = get_rules(merged.get("rules", GameConfig.rules)).mode
     if not any_game:
         for s, g in trained:
@@ -304,7 +313,7 @@ def run_tournament(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameC
     for spec in specs:
         load_agent(spec, 0)  # fail fast on a bad spec
     if rules.mode != "teams":
-        return run_three_way(entrants, matches, cfg, seed=seed, progress=progress)
+        return run_three_way(entrants, matches, cfg, seed=seed, progress=progress, bluff=bluff)
     workers = workers or os.cpu_count() or 1
     pairs = list(itertools.combinations(range(len(entrants)), 2))
     gid_span = 2 * matches + 2
@@ -439,12 +448,15 @@ def three_way_seating(rotations: int = 3) -> np.ndarray:
 
 
 def play_three_way(players: Sequence[Any], matches: Sequence[int], cfg: GameConfig, seed: int,
-                   max_steps: int = 400_000) -> dict[str, np.ndarray]:
+                   max_steps: int = 400_000, log: EventLog | None = None,
+                   agent_ids: Sequence[int] | None = None) -> dict[str, np.ndarray]:
     """A three-way duplicate (three single players, pata de gallo or destantado): every match
     id is played three times on the same deals (:class:`DuplicateDeals`), once per seat
     rotation (:func:`three_way_seating`).  ``players``: three agents (objects or specs; the
     same spec twice is two independent copies).  Returns per game ``match``, ``rotation``,
-    ``winner`` (the index in ``players`` of the match winner) and ``hands``."""
+    ``winner`` (the index in ``players`` of the match winner) and ``hands``.  ``log``
+    collects the decisions (game ids ``3 * match + rotation``), with ``agent_ids`` (default
+    0, 1, 2) naming the three players in it."""
     loaded = [load_agent(p, seed + i) if isinstance(p, str) else p for i, p in enumerate(players)]
     if len(loaded) != 3:
         raise ConfigurationError(f"bad value players={len(loaded)} agents for a three-way "
@@ -456,18 +468,36 @@ def play_three_way(players: Sequence[Any], matches: Sequence[int], cfg: GameConf
     seating = rot[rotation]
     game = Matches(len(match), 3, cfg.ruleset(), deals=DuplicateDeals(seed, match))
     game.reset(seed=seed)
-    r = play(game, loaded, seating, max_steps=max_steps)
+    watch = None
+    if log is not None:
+        ids = np.asarray(agent_ids if agent_ids is not None else range(3), dtype=np.int64)
+        watch = log.watch(match * 3 + rotation, ids[seating])
+    r = play(game, loaded, seating, max_steps=max_steps,
+             on_hand_end=watch.on_hand_end if watch is not None else None,
+             on_decision=watch.on_decision if watch is not None else None)
     winner = seating[np.arange(len(match)), r.winner]
     return {"match": match, "rotation": rotation, "winner": winner, "hands": r.hands}
 
 
+def summarize_three_way(res: dict[str, np.ndarray], copies: Sequence[int]) -> dict[str, Any]:
+    """The wins of the players ``copies`` (indices into the three of :func:`play_three_way`;
+    one agent may hold two seats) with the 95% interval of their win rate, whose unit is the
+    deal sequence (its three rotations' share), and the even share ``len(copies) / 3``."""
+    won = res["winner"].reshape(-1, 3)
+    hit = np.isin(won, list(copies))
+    wr, lo, hi = duplicate_win_interval(hit.mean(axis=1))
+    return {"seats": len(copies), "wins": int(hit.sum()), "matches": int(won.size),
+            "win_rate": wr, "win_lo": lo, "win_hi": hi, "even": len(copies) / 3,
+            "hands_per_match": float(res["hands"].mean())}
+
+
 def run_three_way(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameConfig,
-                  seed: int = 0, progress: bool = True) -> dict[str, Any]:
+                  seed: int = 0, progress: bool = True, bluff: bool = False) -> dict[str, Any]:
     """A tournament of a three-player mode: two entrants (A against two copies of B, and B
     against two copies of A) or three (one three-way duplicate).  ``matches`` deal sequences,
     each played in the three seat rotations.  Per entrant and table: wins, the win rate with a
     95% interval (the unit is the deal sequence: its three rotations' share), where a third is
-    even."""
+    even.  ``bluff``: :func:`evaluation.bluff.bluff_analytics` of every decision."""
     labels = [a[0] for a in entrants]
     specs = [a[1] for a in entrants]
     if len(entrants) == 2:
@@ -479,26 +509,30 @@ def run_three_way(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameCo
                                  f"tournament; expected 2 or 3")
     t0 = time.time()
     rows = []
+    logs = []
     for t, idx in enumerate(tables):
         players = [load_agent(specs[i], seed * 1_000_003 + 10_007 * t + k)
                    for k, i in enumerate(idx)]
-        res = play_three_way(players, range(matches), cfg, seed)
-        won = res["winner"].reshape(-1, 3)
+        log = EventLog() if bluff else None
+        res = play_three_way(players, range(matches), cfg, seed, log=log, agent_ids=idx)
+        if log is not None:
+            ev, hands = log.tables()
+            ev["gid"] = ev["gid"] + t * (3 * matches + 3)
+            hands["gid"] = hands["gid"] + t * (3 * matches + 3)
+            logs.append((ev, hands))
         for k, i in enumerate(idx):
             if k > 0 and idx[k] == idx[k - 1]:
                 continue                         # two copies of one entrant: counted once
             copies = [j for j, x in enumerate(idx) if x == i]
-            share = np.isin(won, copies).mean(axis=1)
-            wr, lo, hi = duplicate_win_interval(share)
             rows.append({"table": " vs ".join(labels[x] for x in idx), "agent": labels[i],
-                         "seats": len(copies), "wins": int(np.isin(won, copies).sum()),
-                         "matches": int(won.size), "win_rate": wr, "win_lo": lo, "win_hi": hi,
-                         "even": len(copies) / 3,
-                         "hands_per_match": float(res["hands"].mean())})
+                         **summarize_three_way(res, copies)})
     rules = cfg.ruleset()
     return {"config": {"players": 3, "rules": cfg.rules, "mode": rules.mode,
                        "target": rules.target, "flor": rules.flor,
                        "matches_per_table": matches, "seed": seed, "rotations": 3},
             "agents": [{"label": lab, "spec": str(s)} for lab, s in entrants],
-            "three_way": rows, "pairs": [], "ratings": None, "bluff": None,
+            "three_way": rows, "pairs": [], "ratings": None,
+            "bluff": bluff_analytics(concat_tables([x[0] for x in logs], EVENT_FIELDS),
+                                     concat_tables([x[1] for x in logs], HAND_FIELDS),
+                                     labels) if bluff else None,
             "seconds": round(time.time() - t0, 2)}

@@ -245,6 +245,9 @@ def test_random_pica_matches_keep_invariants(cfg):
         final = env.unwrapped.game.S[0, C.SCORE:C.SCORE + 2]
         assert list(final) == state["start"] and (final >= target).sum() == 1
         assert sum(rewards.values()) == 0
+        if match % 4 == 0:          # the record of a whole match replays it exactly
+            again = truco_env.replay(json.dumps(env.unwrapped.record()))
+            assert np.array_equal(again.unwrapped.game.S, env.unwrapped.game.S)
     assert pica_hands > 10
 
 

@@ -20,6 +20,9 @@ from test_train import ROOT, run, summary  # noqa: E402
 def test_pica_pica_config_and_bad_combinations():
     cfg = make_config(read_yaml(ROOT / "configs" / "2v2_pica_pica.yaml"))
     assert cfg.pica_pica is True and cfg.players == 4
+    # the issue's name: seed 002's form, 6-player trucoshi (pica-pica on by default there)
+    cfg = make_config(read_yaml(ROOT / "configs" / "pica_pica.yaml"))
+    assert (cfg.players, cfg.rules, cfg.pica_pica) == (6, "trucoshi", True)
     with pytest.raises(ConfigError, match="pica_pica=True with players=2"):
         make_config({"players": 2, "pica_pica": True})
     with pytest.raises(ConfigError, match="pica_pica=True with players=4"):

@@ -366,6 +366,18 @@ def test_pettingzoo_seed_test(rules):
 
 
 @pytest.mark.parametrize("rules", ["pata_de_gallo", "destantado"])
+def test_pettingzoo_tests_with_hand_episodes_and_recall(rules):
+    """api_test and seed_test with one hand an episode, points rewards and the perfect-recall
+    observation (the other configurations a trainer uses)."""
+    kw = dict(players=3, rules=rules, episode="hand", reward="points", observation="recall")
+    env = truco_env.env(**kw)
+    for i, agent in enumerate(env.possible_agents):
+        env.action_space(agent).seed(i)
+    api_test(env, num_cycles=200)
+    seed_test(lambda: truco_env.env(**kw), num_cycles=100)
+
+
+@pytest.mark.parametrize("rules", ["pata_de_gallo", "destantado"])
 def test_vector_env_and_render(rules):
     venv = truco_env.VectorTrucoEnv(16, players=3, rules=rules, seed=0)
     obs, info = venv.reset()

@@ -85,8 +85,9 @@ def test_evaluate_plays_a_checkpoint_in_its_game():
     assert (cfg.players, cfg.rules) == (3, "pata_de_gallo")
 
 
-@pytest.mark.parametrize("name", ["pata_de_gallo", "destantado"])
+@pytest.mark.parametrize("name", ["pata_de_gallo", "destantado", "pica_pica"])
 def test_short_training_run_of_each_config(tmp_path, name):
+    """The configs of issue 12 (pica_pica.yaml: 6-player trucoshi) train and evaluate."""
     pytest.importorskip("torch")
     values = {"num_envs": 32, "num_steps": 16, "hidden": [32], "minibatch_size": 256,
               "update_epochs": 1, "eval_every": 0, "final_eval_games": 6, "progress": False,
@@ -99,3 +100,20 @@ def test_short_training_run_of_each_config(tmp_path, name):
     s = json.loads((tmp_path / "t" / "summary.json").read_text())
     assert s["global_step"] >= 1024
     assert 0.0 <= s["win_rate"]["heuristic"]["win_rate"] <= 1.0
+
+
+@pytest.mark.parametrize("partner_card,expected", [("1e", "5c"), ("3o", "5c"), ("4c", "2o")])
+def test_heuristic_as_the_pair_plays_with_its_partner(partner_card, expected):
+    """Pata de gallo, second to play in the pair (the gallo plays last): over a partner's card
+    that the gallo can hardly beat it plays its lowest card; over a weak one, the lowest card
+    likely to hold the baza (the 2o, keeping the 3e)."""
+    from evaluation.probe import ProbeSituation, setup_probe
+    sit = ProbeSituation(hand=["3e", "2o", "5c"], players=3, rules="pata_de_gallo", target=15,
+                         flor=False, mano=0, actions=["discard_0", "truco", "quiero",
+                                                      partner_card])
+    env, seat = setup_probe(sit)
+    assert seat == 1 and env.unwrapped.view("player_1")["gallo"] == 2
+    bot = agents.load("heuristic", seed=0)
+    a = bot.act(env.observe("player_1"), env.unwrapped.view("player_1"))
+    view = env.unwrapped.view("player_1")
+    assert truco_env.ACTIONS[a].startswith("play_") and view["hand"][a] == expected

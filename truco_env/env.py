@@ -54,7 +54,9 @@ changing what the env accepts.
 `"rgb_array"` returns it as a picture, `uint8[H, W, 3]` (score, the hand's calls, each seat's
 cards as labelled rectangles, the bazas, who acts; drawn with Pillow, `pip install pillow`).
 Both show the cards of `env.unwrapped.render_seat` only (default `None`: a spectator sees every
-hand).
+hand).  Three-player modes: the score by player (destantado: tantos left) and each seat's side
+(gallo, pair; alone, out); during pata de gallo's discard the gallo's fourth card, face up for
+him (and a spectator) and face down for the pair; after it the card he discarded, to him only.
 
 ## Observation (compact)
 
@@ -405,10 +407,14 @@ _CARD_W, _CARD_H, _ROW_H = 56, 64, 78
 def render_picture(game: Any, g: int, seat: int | None = None) -> np.ndarray:
     """Game ``g`` as a picture ``uint8[H, W, 3]`` (``render_mode="rgb_array"``).
 
-    Header: preset, score by team, hand number, truco level, muestra.  One row per seat: its
-    three cards as labelled rectangles in slot order (a card played is drawn grey with the baza
-    it went to; with ``seat`` given, the other seats' unplayed cards face down), then the
-    points it showed.  Right column: the hand's calls, and who is to act.  Needs Pillow.
+    Header: preset, score by team (three-player modes: by player; destantado: tantos left),
+    hand number, truco level, muestra.  One row per seat: its three cards as labelled
+    rectangles in slot order (a card played is drawn grey with the baza it went to; with
+    ``seat`` given, the other seats' unplayed cards face down), then the points it showed.  In
+    pata de gallo's discard phase the gallo's row has a fourth card, face up for the gallo
+    (and with no ``seat``), face down for the others; after it the gallo sees the card he
+    discarded under his name.  Right column: the hand's calls, and who is to act.  Needs
+    Pillow.
     """
     try:
         from PIL import Image, ImageDraw, ImageFont
@@ -457,11 +463,15 @@ def render_picture(game: Any, g: int, seat: int | None = None) -> np.ndarray:
         if p in v["envido_points"]:
             d.text((10, y + 36), f"shows {v['envido_points'][p]}", fill=(255, 230, 120),
                    font=small)
-        for k in range(3):
+        fourth = S[g, C.DISCARDING] == 1 and p == S[g, C.GALLO]   # pata de gallo's discard
+        if seat == p and v.get("discarded"):
+            d.text((10, y + 52), f"discarded {v['discarded']}", fill=(200, 220, 200),
+                   font=small)
+        for k in range(4 if fourth else 3):
             x = 140 + k * (_CARD_W + 8)
             box = (x, y + 4, x + _CARD_W, y + 4 + _CARD_H)
-            code = int(S[g, C.HAND + 3 * p + k])
-            played = S[g, C.PLAYED + 3 * p + k] >= 0
+            code = int(S[g, C.HAND + 3 * p + k] if k < 3 else S[g, C.FOURTH])
+            played = k < 3 and S[g, C.PLAYED + 3 * p + k] >= 0
             if code < 0:
                 continue
             card = card_str(code)
@@ -476,7 +486,7 @@ def render_picture(game: Any, g: int, seat: int | None = None) -> np.ndarray:
             if played:
                 d.text((x + 4, y + 48), f"baza {baza_of.get((p, card), '?')}",
                        fill=(40, 40, 40), font=small)
-    x0 = 350
+    x0 = 140 + 4 * (_CARD_W + 8) + 10      # right of a fourth card
     d.text((x0, top), "calls", fill=(255, 230, 120), font=font)
     rows = max(1, (P * _ROW_H - 24) // 16)
     calls = [f"player_{p} {a}" for p, a in v["calls"]]

@@ -401,8 +401,8 @@ def format_view(view: Mapping, me: int | None = None,
         if view.get("my_flor") is not None:
             extra += f", flor {view['my_flor']}"
         lines.append(f"Your cards: {cards}   ({extra})")
-        if view.get("discarded"):
-            lines.append(f"You discarded {view['discarded']}")
+    if me is not None and view.get("discarded"):      # the gallo's, shown to him alone
+        lines.append(f"You discarded {view['discarded']}")
     if view["done"] and view.get("mode") in ("pata_de_gallo", "destantado"):
         lines.append(f"Match over: {seat_name(view['winner'], me, P)} wins")
     elif view["done"]:

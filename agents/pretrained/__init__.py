@@ -56,35 +56,44 @@ def export(run_dir: str | Path, name: str, out_dir: Path = HERE) -> Path:
     return out
 
 
-def migrate(name: str, out_dir: Path = HERE) -> Path:
-    """Rewrite a shipped policy of an older observation layout for this one, exactly; the one
-    way a shipped policy crosses a layout version (``python -m agents.pretrained migrate NAME``).
+class MigrationError(ValueError):
+    """A checkpoint that :func:`widen_inputs` cannot carry to this observation layout: a layout
+    before 2 (whose changes were not only added pieces), a layout newer than this code's, or
+    an input size that is not its layout's."""
+
+
+def widen_inputs(ckpt: dict, name: str = "checkpoint") -> dict:
+    """A checkpoint of an older observation layout carried to this one, exactly.
 
     Layout versions after 2 only add pieces (``truco_env.observe.ADDED_PIECES``: 3 the reads,
     4 ``pica_pica``, 5 the three-player pieces, 6 ``senas``) and actions (the discards, then
-    the señas, appended after ``mazo``): the first layer gets zero weights on the added inputs and the policy head zero
+    the señas, appended after ``mazo``): the first layer gets zero weights on the added inputs
+    and the policy head zero
     rows for the added actions (illegal in every game the old policy played, so never chosen),
     so the network computes the same logits for every old action in every game the old layout
     could describe (the history and calls pieces keep the first 16 actions: the discards and
-    señas are never in them).  Any other layout change needs a retrained policy.
+    señas are never in them).  Any other layout change needs a retrained policy: a
+    :class:`MigrationError` naming the checkpoint says so.  ``ckpt`` is not changed; a
+    checkpoint already of this layout comes back as it is.
     """
     import torch
-    from agents.ppo_policy import save_checkpoint
-    from truco_env.observe import LAYOUT_VERSION, Encoder, legacy_columns
+    from truco_env.observe import KINDS, LAYOUT_VERSION, Encoder, legacy_columns
     from truco_env.rules import NUM_ACTIONS
-    ckpt = torch.load(path_of(name), map_location="cpu", weights_only=True)
     old = int(ckpt.get("layout_version", 1))
-    out = Path(out_dir) / f"{name}.pt"
     if old == LAYOUT_VERSION and int(ckpt["num_actions"]) == NUM_ACTIONS:
-        if out.resolve() != path_of(name).resolve():
-            save_checkpoint(out, {k: v for k, v in ckpt.items()
-                                  if k not in ("format", "layout_version")})
-        return out
-    kind = ckpt["game"]["observation"]
+        return ckpt
+    if not 2 <= old <= LAYOUT_VERSION:
+        raise MigrationError(f"{name}: observation layout {old} cannot be migrated to layout "
+                             f"{LAYOUT_VERSION}; only layouts 2..{LAYOUT_VERSION} (which differ "
+                             f"by added pieces) can; retrain the policy")
+    kind = ckpt.get("game", ckpt.get("config", {})).get("observation", "compact")
+    if kind not in KINDS:
+        raise MigrationError(f"{name}: unknown observation kind {kind!r}; expected one of "
+                             f"{list(KINDS)}")
     cols = torch.as_tensor(legacy_columns(kind, old))
     if len(cols) != int(ckpt["obs_size"]):
-        raise ValueError(f"{name}: {ckpt['obs_size']} inputs, but layout {old} of {kind!r} "
-                         f"has {len(cols)}")
+        raise MigrationError(f"{name}: {ckpt['obs_size']} inputs, but layout {old} of {kind!r} "
+                             f"has {len(cols)}; it cannot be migrated")
     size = Encoder(kind).size
     m = dict(ckpt["model"])
     first = next(k for k, v in m.items() if k.endswith("weight") and v.ndim == 2)
@@ -96,10 +105,26 @@ def migrate(name: str, out_dir: Path = HERE) -> Path:
     add = NUM_ACTIONS - pw.shape[0]
     m["policy.weight"] = torch.cat([pw, torch.zeros((add, pw.shape[1]), dtype=pw.dtype)])
     m["policy.bias"] = torch.cat([pb, torch.zeros(add, dtype=pb.dtype)])
-    payload = {k: v for k, v in ckpt.items() if k not in ("format", "layout_version")}
-    payload.update(model=m, obs_size=size, num_actions=NUM_ACTIONS,
-                   migrated_from_layout=int(ckpt.get("migrated_from_layout", old)))
-    save_checkpoint(out, payload)
+    out = {k: v for k, v in ckpt.items() if k not in ("format", "layout_version")}
+    out.update(model=m, obs_size=size, num_actions=NUM_ACTIONS, layout_version=LAYOUT_VERSION,
+               migrated_from_layout=int(ckpt.get("migrated_from_layout", old)))
+    return out
+
+
+def migrate(name: str, out_dir: Path = HERE) -> Path:
+    """Rewrite a shipped policy of an older observation layout for this one, exactly
+    (:func:`widen_inputs`); the one way a shipped policy crosses a layout version
+    (``python -m agents.pretrained migrate NAME``).  A :class:`MigrationError` when it cannot.
+    """
+    import torch
+    from agents.ppo_policy import save_checkpoint
+    src = path_of(name)
+    ckpt = torch.load(src, map_location="cpu", weights_only=True)
+    wide = widen_inputs(ckpt, name)
+    out = Path(out_dir) / f"{name}.pt"
+    if wide is ckpt and out.resolve() == src.resolve():
+        return out
+    save_checkpoint(out, {k: v for k, v in wide.items() if k not in ("format", "layout_version")})
     out.chmod(0o644)
     return out
 
@@ -131,7 +156,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "export":
         print(f"wrote {export(args.run_dir, args.name)}")
     elif args.cmd == "migrate":
-        print(f"wrote {migrate(args.name)}")
+        try:
+            print(f"wrote {migrate(args.name)}")
+        except MigrationError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     else:
         for n in names():
             print(n, info(n))
