@@ -76,12 +76,24 @@ class DealSource:
         return None
 
 
+def in_play_first(orders: np.ndarray, rules: RuleSet) -> np.ndarray:
+    """Card orders ``int32[k, 40]`` restricted to the rules' ``deck``: the cards in play keep
+    their relative order and come first, the others follow (the core deals from the front)."""
+    if rules.deck is None:
+        return orders
+    out_of_play = np.ones(NUM_CARDS, dtype=bool)
+    out_of_play[list(rules.deck_ids)] = False
+    return np.take_along_axis(orders, np.argsort(out_of_play[orders], axis=1, kind="stable"),
+                              axis=1)
+
+
 class ShuffledDeals(DealSource):
     """Uniformly shuffled decks from the driver's seeded generator (``Matches.rng``)."""
 
     def decks(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
-        return matches.rng.permuted(np.broadcast_to(np.arange(NUM_CARDS, dtype=np.int32),
-                                                    (len(games), NUM_CARDS)), axis=1)
+        return in_play_first(matches.rng.permuted(np.broadcast_to(
+            np.arange(NUM_CARDS, dtype=np.int32), (len(games), NUM_CARDS)), axis=1),
+            matches.rules)
 
 
 class RecordedDeals(DealSource):
@@ -136,9 +148,9 @@ class DuplicateDeals(DealSource):
 
     def decks(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
         S = matches.S
-        return np.stack([np.random.default_rng([self.seed, int(self.match_ids[g]),
-                                                int(S[g, C.HAND_NO])]).permutation(NUM_CARDS)
-                         for g in games]).astype(np.int32)
+        return in_play_first(np.stack([
+            np.random.default_rng([self.seed, int(self.match_ids[g]), int(S[g, C.HAND_NO])])
+            .permutation(NUM_CARDS) for g in games]).astype(np.int32), matches.rules)
 
     def first_manos(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
         return np.array([np.random.default_rng([self.seed, int(self.match_ids[g])])
@@ -196,6 +208,11 @@ class Matches:
             raise ValueError("bad value reward='match' with episode='hand'; a hand episode "
                              "has no match result: use reward='points'")
         self.pica_pica = plays_pica_pica(rules, players)   # a ValueError where it cannot be
+        dealt = 3 * players + int(rules.muestra or rules.mode == "pata_de_gallo")
+        if len(rules.deck_ids) < dealt:
+            raise ConfigurationError(f"bad value deck={rules.deck!r} for players={players}: a "
+                                     f"deal needs {dealt} cards, the deck has "
+                                     f"{len(rules.deck_ids)}")
         self.n, self.players, self.rules = n, players, rules
         self.episode, self.reward = episode, reward
         self.random_mano = random_mano
@@ -211,6 +228,7 @@ class Matches:
         #: Entries of the score: 2 teams, or one per player in the three-player modes.
         self.num_scores = players if self.per_seat else 2
         self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
+        self._allowed = rules.allowed
         self._pts = np.zeros((n, C.T_MAX), dtype=np.int32)
         self._rewards = np.zeros((n, players), dtype=np.float32)
         self.record_deals = n == 1   # the AEC env keeps a record of every deal and action
@@ -286,7 +304,8 @@ class Matches:
             raise ValueError(f"bad value for option 'muestra': {muestra!r}; rules "
                              f"{self.rules.name!r} have no muestra")
         if hands is not None or muestra is not None:
-            shuffled = self.rng.permutation(NUM_CARDS).tolist()
+            shuffled = in_play_first(self.rng.permutation(NUM_CARDS)[None],
+                                     self.rules)[0].tolist()
             m = parse_card(muestra) if muestra is not None else None
             if hands is not None and self.rules.mode == "pata_de_gallo":
                 # The gallo (the seat before the mano) is given four cards: his fourth card
@@ -299,6 +318,10 @@ class Matches:
                 given = [c for h in parse_hands(hands, P) for c in h]
             else:
                 given = [c for c in shuffled if c != m][:3 * P]
+            out = sorted(set(given + ([m] if m is not None else [])) - set(self.rules.deck_ids))
+            if out:
+                raise ValueError(f"bad value for option 'hands': {card_str(out[0])!r} is not in "
+                                 f"the deck of the rules ({' '.join(self.rules.deck)})")
             try:
                 order = deck_order(given, m, shuffled)
             except ValueError as e:
@@ -372,7 +395,10 @@ class Matches:
     def legal_mask(self) -> np.ndarray:
         """``bool[N, A]``: the legal actions of the player to act in each game (the driver's
         own buffer: copy it before handing it out)."""
-        return C.legal_mask(self.S, self.tables, self._mask)
+        C.legal_mask(self.S, self.tables, self._mask)
+        if self._allowed is not None:    # the rules' calls knob (small games)
+            self._mask &= self._allowed
+        return self._mask
 
     def check_actions(self, actions: np.ndarray, games: np.ndarray | None = None,
                       who: Callable[[int], str] | None = None) -> None:
