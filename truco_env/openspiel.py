@@ -22,7 +22,7 @@ observation tensor the ``compact`` one (:mod:`truco_env.observe`).
 | `flor` | `preset` | `on`, `off` or `preset` |
 | `episode` | `hand` | `hand` (one hand; returns: points won minus points conceded by the player's team) or `match` (to the target; +1/-1) |
 | `deck` | (empty) | the cards in play, e.g. `1e 1b 7e 7o 3e 2e 12c` (spaces or `+`); empty: the 40 |
-| `calls` | (empty) | the actions besides `play_k` that may be played, e.g. `envido+truco` (`quiero`, `no_quiero` always); empty: all |
+| `calls` | (empty) | the actions besides `play_k` that may be played, e.g. `envido+truco` (`quiero`, `no_quiero` always); empty: all; `none`: card plays only |
 | `mano` | 0 | seat of the first mano |
 
 **The deal.** Seat 0's three cards, then seat 1's, ... (then the muestra), one chance node per
@@ -95,7 +95,7 @@ def game_string(**params: Any) -> str:
         if isinstance(v, bool):
             return "on" if v else "off"
         if isinstance(v, (list, tuple)):
-            return "+".join(v)
+            return "+".join(v) or "none"
         return str(v).replace(" ", "+")
     return "python_truco(" + ",".join(f"{k}={value(v)}" for k, v in sorted(params.items())) + ")"
 
@@ -114,6 +114,13 @@ def small_truco(deck: str | tuple[str, ...] = SMALL_DEFAULT, flor: bool = False,
     return pyspiel.load_game(game_string(**params))
 
 
+def _calls(text: str) -> tuple[str, ...] | None:
+    """The ``calls`` parameter: empty = every action, ``none`` = card plays only."""
+    if text == "none":
+        return ()
+    return tuple(text.replace("+", " ").split()) or None
+
+
 class _Spec:
     """What every state of one game shares (rules, tables, encoders); never copied."""
 
@@ -125,7 +132,7 @@ class _Spec:
                              f"off or preset")
         knobs = {"flor": flor, "target": int(params["target"]) or None,
                  "deck": str(params["deck"]).replace("+", " ") or None,
-                 "calls": str(params["calls"]).replace("+", " ") or None}
+                 "calls": _calls(str(params["calls"]))}
         self.rules: RuleSet = get_rules(str(params["rules"]), **knobs)
         if self.rules.mode != "teams" or P not in self.rules.players_allowed:
             raise ConfigurationError(f"python_truco: bad value players={P} for rules "
@@ -430,11 +437,13 @@ class Efg:
     (``pyspiel.load_efg_game``: CFR+ and exact best responses at C++ speed on the same tree).
 
     ``infostates[p][i]`` is player p's information state string (``python_truco``'s) of EFG
-    infoset ``i + 1``; ``actions`` the action names in the order the EFG game numbers them.
+    infoset ``i + 1`` and ``legal[p][i]`` its legal action ids; ``actions`` the action names
+    in the order the EFG game numbers them.
     """
 
     text: str
     infostates: list[list[str]]
+    legal: list[list[list[int]]]
     actions: list[str]
 
     def __post_init__(self):
@@ -455,6 +464,7 @@ def export_efg(game: pyspiel.Game) -> Efg:
     lines = [f'EFG 2 R "{game}" {{ ' + " ".join(f'"Pl{p}"' for p in range(game.num_players()))
              + " }"]
     numbers: list[dict[str, int]] = [{} for _ in range(game.num_players())]
+    legal: list[list[list[int]]] = [[] for _ in range(game.num_players())]
     label_ids: dict[str, int] = {}
     counter = {"t": 0, "c": 0}
 
@@ -473,8 +483,11 @@ def export_efg(game: pyspiel.Game) -> Efg:
             actions = [a for a, _ in outcomes]
         else:
             info = pos.infostate(p)
-            num = numbers[p].setdefault(info, len(numbers[p]) + 1)
             actions = pos.legal()
+            num = numbers[p].get(info)
+            if num is None:
+                num = numbers[p][info] = len(numbers[p]) + 1
+                legal[p].append(actions)
             for a in actions:
                 label_ids.setdefault(ACTIONS[a], len(label_ids))
             lines.append(f'p "" {p + 1} {num} "" {{ '
@@ -486,7 +499,8 @@ def export_efg(game: pyspiel.Game) -> Efg:
 
     walk(game.new_initial_state().pos)
     infostates = [sorted(d, key=d.get) for d in numbers]
-    return Efg("\n".join(lines) + "\n", infostates, sorted(label_ids, key=label_ids.get))
+    return Efg("\n".join(lines) + "\n", infostates, legal,
+               sorted(label_ids, key=label_ids.get))
 
 
 def main(argv: list[str] | None = None) -> None:
