@@ -149,16 +149,180 @@ def agent_policy(efg: Efg, game: pyspiel.Game, agent, samples: int = 16,
     return out
 
 
-def nashconv(agent, deck: str = "7", calls=None, log=None) -> dict:
-    """NashConv of ``agent`` (an :class:`agents.Agent`) on small Truco, with the game's size."""
-    from truco_env.openspiel import SMALL_CALLS, export_efg
+def run(specs, folder, deck: str = "7", calls=None, iterations: int = 200, every: int = 20,
+        log: Callable[[str], None] | None = None) -> str:
+    """``evaluate.py nashconv``: NashConv of each spec (``cfr``: CFR+'s average policy after
+    ``iterations``) on small Truco; writes ``nashconv.csv``, ``cfr_curve.csv``, ``bluff.csv``
+    (per hand and spot, :func:`bluff_rows`) and ``bluff.json`` into ``folder``; returns the
+    report (Markdown)."""
+    import csv
+    import json
+    from pathlib import Path
+
+    from agents import load
+    from truco_env.openspiel import SMALL_CALLS, export_efg, tree_size
+    folder = Path(folder)
     game = small_truco(deck, calls=SMALL_CALLS if calls is None else calls)
     t0 = time.time()
     efg = export_efg(game)
     efg_game = efg.load()
-    nc = pyspiel.nash_conv(efg_game, agent_policy(efg, game, agent))
-    return {"game": str(game), "nashconv": nc, "seconds": time.time() - t0,
-            "infostates": sum(len(i) for i in efg.infostates)}
+    infostates = sum(len(i) for i in efg.infostates)
+    lines = [f"# NashConv on small Truco", "", f"Game: `{game}`; {infostates:,} information "
+             f"states (exported in {time.time() - t0:.0f} s).", "",
+             "| policy | NashConv (points per hand, both seats) | seconds |", "|---|---|---|"]
+    results, bluff, curve = [], [], []
+    deck_ids = game.spec.rules.deck_ids
+    for spec in specs:
+        t1 = time.time()
+        if spec == "cfr":
+            curve, avg = cfr(efg, efg_game, iterations, every, log)
+            nc = curve[-1][1]
+        else:
+            tab = agent_policy(efg, game, load(spec, seed=0))
+            nc = pyspiel.nash_conv(efg_game, tab)
+            avg = from_table(efg, tab)
+        results.append({"spec": spec, "nashconv": nc, "seconds": time.time() - t1})
+        rows = bluff_rows(avg, deck_ids)
+        bluff += [{"spec": spec, **r} for r in rows]
+        results[-1]["bluff"] = bluff_summary(rows)
+        lines.append(f"| {spec} | {nc:.4f} | {time.time() - t1:.0f} |")
+        if log:
+            log(f"{spec}: NashConv {nc:.4f}")
+    with open(folder / "nashconv.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["spec", "nashconv", "seconds"])
+        w.writerows([[r["spec"], r["nashconv"], r["seconds"]] for r in results])
+    with open(folder / "cfr_curve.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["iteration", "nashconv", "seconds"])
+        w.writerows(curve)
+    if bluff:
+        with open(folder / "bluff.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(bluff[0]))
+            w.writeheader()
+            w.writerows(bluff)
+    (folder / "bluff.json").write_text(json.dumps(
+        {"game": str(game), "size": {"infostates": infostates},
+         "results": results, "cfr_curve": curve}, indent=1))
+    if curve:
+        lines += ["", "CFR+ (OpenSpiel's CFRPlusSolver on the EFG export):", "",
+                  "| iteration | NashConv | seconds |", "|---|---|---|"]
+        lines += [f"| {it} | {nc:.4f} | {sec:.0f} |" for it, nc, sec in curve]
+    lines += ["", "Bluff frequencies (mean over hands; docs/small_truco.md):", "",
+              "| | " + " | ".join(r["spec"] for r in results) + " |",
+              "|---|" + "---|" * len(results)]
+    for key in results[0]["bluff"]:
+        lines.append(f"| {key} | " + " | ".join(f"{r['bluff'][key]:.2f}" for r in results)
+                     + " |")
+    text = "\n".join(lines) + "\n"
+    (folder / "report.md").write_text(text)
+    return text
 
 
-__all__ = ["cfr", "agent_policy", "always_call_policy", "nashconv", "from_table", "table"]
+__all__ = ["cfr", "agent_policy", "always_call_policy", "run", "from_table", "table",
+           "bluff_rows", "bluff_summary"]
+
+
+# ------------------------------------------------------------------------------ bluffing
+#: The opening decisions read by :func:`bluff_rows`: (name, seat, public record after the
+#: deal, the calls counted as "calls").  The mano opens; the pie answers an opening envido or
+#: truco.
+SPOTS = (
+    ("mano_opens", 0, "", ("envido", "truco")),
+    ("pie_vs_envido", 1, " s0:envido", ("quiero", "envido")),
+    ("pie_vs_truco", 1, " s0:truco", ("quiero", "envido")),
+)
+
+
+def bluff_rows(policy: dict, deck: tuple[int, ...]) -> list[dict]:
+    """For every hand a seat may hold and every spot of :data:`SPOTS`: its envido points,
+    truco strength (sum of the three cards' ranks, 0..39) and the policy's probability of each
+    action there (``policy``: ``{(player, infostate): {action: probability}}``)."""
+    import itertools
+
+    from truco_env.cards import card_str
+    from truco_env.core import hand_points
+    from truco_env.rules import get_rules
+    hands = list(itertools.combinations(sorted(deck), 3))
+    ranks, envido, _ = hand_points(np.array(hands), get_rules("argentino").tables())
+    rows = []
+    for h, rk, env in zip(hands, ranks, envido):
+        cards = " ".join(card_str(c) for c in h)
+        for spot, seat, after, calls in SPOTS:
+            probs = policy.get((seat, f"p{seat} mine:[{cards}] |hand1 mano:0{after}"))
+            if probs is None:
+                continue
+            rows.append({"spot": spot, "hand": cards, "envido": int(env),
+                         "strength": int(rk.sum()), **{a: probs.get(a, 0.0) for a in
+                                                       ("envido", "truco", "quiero",
+                                                        "no_quiero", "play_0", "play_1",
+                                                        "play_2")},
+                         "call": sum(probs.get(a, 0.0) for a in calls)})
+    return rows
+
+
+def bluff_summary(rows: list[dict], weak_envido: int = 24, weak_strength: int | None = None
+                  ) -> dict[str, float]:
+    """Bluff frequencies, each a mean over hands (every hand equally likely): envido called
+    by the mano and accepted or raised by the pie with weak envido (at most ``weak_envido``
+    points), truco called by the mano with a weak hand (truco strength in the bottom third)."""
+    mano = [r for r in rows if r["spot"] == "mano_opens"]
+    if weak_strength is None:
+        weak_strength = int(np.percentile([r["strength"] for r in mano], 33))
+
+    def mean(spot, key, pred):
+        xs = [r[key] for r in rows if r["spot"] == spot and pred(r)]
+        return float(np.mean(xs)) if xs else float("nan")
+    return {
+        "mano envido, weak envido": mean("mano_opens", "envido",
+                                         lambda r: r["envido"] <= weak_envido),
+        "mano envido, strong envido": mean("mano_opens", "envido",
+                                           lambda r: r["envido"] > weak_envido),
+        "pie accepts/raises envido, weak envido": mean("pie_vs_envido", "call",
+                                                       lambda r: r["envido"] <= weak_envido),
+        "pie accepts/raises envido, strong envido": mean("pie_vs_envido", "call",
+                                                         lambda r: r["envido"] > weak_envido),
+        "mano truco, weak hand": mean("mano_opens", "truco",
+                                      lambda r: r["strength"] <= weak_strength),
+        "mano truco, strong hand": mean("mano_opens", "truco",
+                                        lambda r: r["strength"] > weak_strength),
+        "pie accepts truco, weak hand": mean("pie_vs_truco", "quiero",
+                                             lambda r: r["strength"] <= weak_strength),
+    }
+
+
+def plot(folder, out_png, labels: dict[str, str] | None = None) -> None:
+    """The bluff plot of docs/small_truco.md from an ``evaluate.py nashconv`` folder: per
+    spot, the probability of calling (or accepting) against the hand's envido points or truco
+    strength, one line per policy (mean over the hands with that value)."""
+    import csv
+    from collections import defaultdict
+    from pathlib import Path
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = list(csv.DictReader(open(Path(folder) / "bluff.csv")))
+    labels = labels or {}
+    panels = (("mano_opens", "envido", "envido", "mano opens with envido"),
+              ("pie_vs_envido", "envido", "call", "pie accepts or raises an envido"),
+              ("mano_opens", "strength", "truco", "mano opens with truco"),
+              ("pie_vs_truco", "strength", "quiero", "pie accepts a truco"))
+    fig, axes = plt.subplots(1, 4, figsize=(16, 3.6))
+    specs = list(dict.fromkeys(r["spec"] for r in rows))
+    for ax, (spot, x, y, title) in zip(axes, panels):
+        for spec in specs:
+            acc = defaultdict(list)
+            for r in rows:
+                if r["spec"] == spec and r["spot"] == spot:
+                    acc[int(r[x])].append(float(r[y]))
+            xs = sorted(acc)
+            ax.plot(xs, [np.mean(acc[v]) for v in xs], marker="o", ms=3,
+                    label=labels.get(spec, spec))
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("envido points" if x == "envido" else "truco strength (sum of ranks)")
+        ax.set_ylim(-0.03, 1.03)
+    axes[0].set_ylabel("probability")
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out_png, dpi=110)

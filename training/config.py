@@ -53,6 +53,14 @@ class Config:
     flor: Optional[bool] = _f(None, "play with flor (null = the preset's default)")
     pica_pica: Optional[bool] = _f(None, "pica-pica hands, 1v1 duels (docs/rules.md section 11; "
                                          "null = the preset's: trucoshi 6 players)")
+    episode: str = _f("match", "an episode: a match, or one hand (small games: deal = one hand "
+                               "of a new match at 0-0, rewards in points; the evaluations, "
+                               "which play matches, must be off: eval_every=0, "
+                               "final_eval_games=0)", choices=("match", "deal"))
+    deck: Optional[str] = _f(None, "the cards in play, e.g. '1e 7e 3e 12e 1b 3b 12b' (null = "
+                                   "the 40; small Truco, truco_env.openspiel)")
+    calls: Optional[str] = _f(None, "the actions besides play_k allowed, e.g. 'envido truco' "
+                                    "(null = all; small Truco)")
     winprob_reward: float = _f(1.0, "shaping: add this times the change of the team's match "
                                     "win potential 2*W(score)-1 (truco_env.winprob, W measured "
                                     "from heuristic hands; 0 at the end, so it telescopes)")
@@ -226,7 +234,8 @@ def _check(cfg: Config) -> None:
         raise ConfigError(f"bad value run_name={cfg.run_name!r}: expected a plain folder name")
     from truco_env import get_rules
     try:
-        rules = get_rules(cfg.rules, target=cfg.target, flor=cfg.flor, pica_pica=cfg.pica_pica)
+        rules = get_rules(cfg.rules, target=cfg.target, flor=cfg.flor, pica_pica=cfg.pica_pica,
+                          deck=cfg.deck, calls=cfg.calls)
         from truco_env.rules import plays_pica_pica
         plays_pica_pica(rules, cfg.players) if cfg.players in rules.players_allowed else None
     except ValueError as exc:
@@ -234,6 +243,13 @@ def _check(cfg: Config) -> None:
     if cfg.players not in rules.players_allowed:
         raise ConfigError(f"bad value players={cfg.players}: rules {cfg.rules!r} allow "
                           f"{list(rules.players_allowed)}")
+    if cfg.episode != "match" and (cfg.winprob_reward or cfg.score_reward or cfg.eval_every
+                                   or cfg.final_eval_games or cfg.exploit_budget):
+        raise ConfigError(f"bad value episode={cfg.episode!r} with match shaping or "
+                          f"evaluations: expected winprob_reward=0, score_reward=0, "
+                          f"eval_every=0, final_eval_games=0 and no exploit_budget (they "
+                          f"read or play matches); small games are evaluated by "
+                          f"`evaluate.py nashconv`")
     if rules.mode != "teams" and (cfg.winprob_reward or cfg.score_reward):
         raise ConfigError(f"bad value winprob_reward={cfg.winprob_reward}/score_reward="
                           f"{cfg.score_reward} for rules {cfg.rules!r}: the shaping reads team "

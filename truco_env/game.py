@@ -15,7 +15,7 @@ from . import core as C
 from .cards import NUM_CARDS, card_str, parse_card
 from .rules import ACTIONS, NUM_ACTIONS, ConfigurationError, RuleSet, get_rules, plays_pica_pica
 
-EPISODES = ("match", "hand")
+EPISODES = ("match", "hand", "deal")
 REWARDS = ("match", "points")
 
 
@@ -178,7 +178,9 @@ class Matches:
         n: number of matches.
         players: seats per match (2, 4 or 6).
         rules: a :class:`RuleSet`.
-        episode: ``"match"`` (a match to the target) or ``"hand"`` (one hand).
+        episode: ``"match"`` (a match to the target), ``"hand"`` (one hand; the match goes on
+            in the next episode) or ``"deal"`` (one hand of a new match at 0-0: every episode
+            the same game, as small Truco in :mod:`truco_env.openspiel`).
         reward: ``"match"`` (+1/-1 at the end of the match) or ``"points"`` (per hand, points won
             minus points conceded); ``None`` picks ``"match"`` for match episodes and
             ``"points"`` for hand episodes.
@@ -204,7 +206,7 @@ class Matches:
             reward = "match" if episode == "match" else "points"
         if reward not in REWARDS:
             raise ValueError(f"bad value reward={reward!r}; expected one of {list(REWARDS)}")
-        if episode == "hand" and reward == "match":
+        if episode != "match" and reward == "match":
             raise ValueError("bad value reward='match' with episode='hand'; a hand episode "
                              "has no match result: use reward='points'")
         self.pica_pica = plays_pica_pica(rules, players)   # a ValueError where it cannot be
@@ -379,7 +381,7 @@ class Matches:
         S = self.S
         P = self.players
         games = np.asarray(games)
-        over = S[games, C.DONE] == 1
+        over = (S[games, C.DONE] == 1) | (self.episode == "deal")
         manos = self.next_manos(games)
         if over.any():
             g = games[over]
@@ -457,7 +459,7 @@ class Matches:
                 won = (self.seat_team[None, :] == w[:, None])
                 r = np.where(won, 1.0, -1.0).astype(np.float32)
                 rewards[match_done] = r[match_done]
-        done = match_done | hand_ended if self.episode == "hand" else match_done
+        done = match_done | hand_ended if self.episode != "match" else match_done
         return StepResult(rewards, hand_ended, done, self._pts)
 
     # ------------------------------------------------------------------ records
