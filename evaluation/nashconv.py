@@ -188,14 +188,14 @@ def run(specs, folder, deck: str = "7", calls=None, iterations: int = 200, every
         lines.append(f"| {spec} | {nc:.4f} | {time.time() - t1:.0f} |")
         if log:
             log(f"{spec}: NashConv {nc:.4f}")
-    with open(folder / "nashconv.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["spec", "nashconv", "seconds"])
-        w.writerows([[r["spec"], r["nashconv"], r["seconds"]] for r in results])
-    with open(folder / "cfr_curve.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["iteration", "nashconv", "seconds"])
-        w.writerows(curve)
+    def write_csv(name, header, rows):
+        with open(folder / name, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(header)
+            w.writerows(rows)
+    write_csv("nashconv.csv", ["spec", "nashconv", "seconds"],
+              [[r["spec"], r["nashconv"], r["seconds"]] for r in results])
+    write_csv("cfr_curve.csv", ["iteration", "nashconv", "seconds"], curve)
     if bluff:
         with open(folder / "bluff.csv", "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(bluff[0]))
