@@ -40,6 +40,8 @@ def test_calls_knob_filters_the_mask_and_keeps_answers():
         env.step(int(rng.choice(np.flatnonzero(mask))))
     with pytest.raises(ValueError, match="calls"):
         get_rules("argentino", calls="envido bluff")
+    # flor must be sung where it is played: the knob keeps it
+    assert "flor" in get_rules("argentino", flor=True, calls="truco").calls
 
 
 def test_deal_episodes_start_every_hand_at_zero():

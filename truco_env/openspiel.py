@@ -156,9 +156,9 @@ class _Spec:
         self.allowed = None if self.rules.allowed is None else self.rules.allowed[:NUM_ACTIONS]
         self.sign = np.where(np.arange(P) % 2 == 0, 1.0, -1.0)
         T = self.rules.target
-        # A hand: every card, at most 12 calls (observe.CALLS_MAX) and the flor songs; a match:
-        # at most 2T - 1 hands (every hand scores at least 1).
-        hand_len = 3 * P + 12 + 2 * P
+        # A hand: every card, at most 12 calls (observe.CALLS_MAX) per hand or pica-pica duel
+        # and the flor songs; a match: at most 2T - 1 hands (every hand scores at least 1).
+        hand_len = 3 * P + 12 * max(1, P // 2) + 2 * P
         self.max_length = hand_len * (1 if self.episode == "hand" else 2 * T - 1)
         self.utility = 2.0 * T if self.episode == "hand" else 1.0
 

@@ -133,7 +133,8 @@ class RuleSet:
             :mod:`truco_env.openspiel`); the deal draws from these cards only.
         calls: the actions other than ``play_k`` that may be played (names of ``ACTIONS``;
             ``None``: all).  Small games leave some out (small Truco: no mazo, a short envido
-            chain and truco ladder); ``quiero`` and ``no_quiero`` always stay.  Applied to
+            chain and truco ladder); ``quiero`` and ``no_quiero`` always stay, and ``flor``
+            when flor is played (it must be sung).  Applied to
             the legal mask by the match driver (:meth:`truco_env.game.Matches.legal_mask`).
     """
 
@@ -231,7 +232,8 @@ class RuleSet:
             bad_calls = [c for c in calls if c not in ACTIONS[3:]]
             if bad_calls:
                 raise bad("calls", self.calls, f"names of actions from {list(ACTIONS[3:])}")
-            calls = set(calls) | {"quiero", "no_quiero"}
+            # The answers stay, and so does flor where it is played: it must be sung.
+            calls = set(calls) | {"quiero", "no_quiero"} | ({"flor"} if self.flor else set())
             object.__setattr__(self, "calls", tuple(a for a in ACTIONS[3:] if a in calls))
         for knob in ("flor_points", "flor_vs_flor", "contraflor_quiero", "contraflor_no_quiero",
                      "contraflor_resto_no_quiero", "achico", "falta_points"):
