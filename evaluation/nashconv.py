@@ -252,7 +252,7 @@ def bluff_rows(policy: dict, deck: tuple[int, ...]) -> list[dict]:
             probs = policy.get((seat, f"p{seat} mine:[{cards}] |hand1 mano:0{after}"))
             if probs is None:
                 continue
-            rows.append({"spot": spot, "hand": cards, "envido": int(env),
+            rows.append({"spot": spot, "hand": cards, "envido_points": int(env),
                          "strength": int(rk.sum()), **{a: probs.get(a, 0.0) for a in
                                                        ("envido", "truco", "quiero",
                                                         "no_quiero", "play_0", "play_1",
@@ -275,13 +275,13 @@ def bluff_summary(rows: list[dict], weak_envido: int = 24, weak_strength: int | 
         return float(np.mean(xs)) if xs else float("nan")
     return {
         "mano envido, weak envido": mean("mano_opens", "envido",
-                                         lambda r: r["envido"] <= weak_envido),
+                                         lambda r: r["envido_points"] <= weak_envido),
         "mano envido, strong envido": mean("mano_opens", "envido",
-                                           lambda r: r["envido"] > weak_envido),
+                                           lambda r: r["envido_points"] > weak_envido),
         "pie accepts/raises envido, weak envido": mean("pie_vs_envido", "call",
-                                                       lambda r: r["envido"] <= weak_envido),
+                                                       lambda r: r["envido_points"] <= weak_envido),
         "pie accepts/raises envido, strong envido": mean("pie_vs_envido", "call",
-                                                         lambda r: r["envido"] > weak_envido),
+                                                         lambda r: r["envido_points"] > weak_envido),
         "mano truco, weak hand": mean("mano_opens", "truco",
                                       lambda r: r["strength"] <= weak_strength),
         "mano truco, strong hand": mean("mano_opens", "truco",
@@ -304,8 +304,8 @@ def plot(folder, out_png, labels: dict[str, str] | None = None) -> None:
     import matplotlib.pyplot as plt
     rows = list(csv.DictReader(open(Path(folder) / "bluff.csv")))
     labels = labels or {}
-    panels = (("mano_opens", "envido", "envido", "mano opens with envido"),
-              ("pie_vs_envido", "envido", "call", "pie accepts or raises an envido"),
+    panels = (("mano_opens", "envido_points", "envido", "mano opens with envido"),
+              ("pie_vs_envido", "envido_points", "call", "pie accepts or raises an envido"),
               ("mano_opens", "strength", "truco", "mano opens with truco"),
               ("pie_vs_truco", "strength", "quiero", "pie accepts a truco"))
     fig, axes = plt.subplots(1, 4, figsize=(16, 3.6))
@@ -317,10 +317,12 @@ def plot(folder, out_png, labels: dict[str, str] | None = None) -> None:
                 if r["spec"] == spec and r["spot"] == spot:
                     acc[int(r[x])].append(float(r[y]))
             xs = sorted(acc)
+            if not any(any(v) for v in acc.values()):
+                continue          # the call is not in that policy's game
             ax.plot(xs, [np.mean(acc[v]) for v in xs], marker="o", ms=3,
                     label=labels.get(spec, spec))
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("envido points" if x == "envido" else "truco strength (sum of ranks)")
+        ax.set_xlabel("envido points" if x == "envido_points" else "truco strength (sum of ranks)")
         ax.set_ylim(-0.03, 1.03)
     axes[0].set_ylabel("probability")
     axes[0].legend(fontsize=8)
