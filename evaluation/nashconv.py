@@ -320,11 +320,13 @@ def plot(folder, out_png, labels: dict[str, str] | None = None) -> None:
             if not any(any(v) for v in acc.values()):
                 continue          # the call is not in that policy's game
             ax.plot(xs, [np.mean(acc[v]) for v in xs], marker="o", ms=3,
-                    label=labels.get(spec, spec))
+                    color=f"C{specs.index(spec)}", label=labels.get(spec, spec))
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("envido points" if x == "envido_points" else "truco strength (sum of ranks)")
         ax.set_ylim(-0.03, 1.03)
     axes[0].set_ylabel("probability")
-    axes[0].legend(fontsize=8)
-    fig.tight_layout()
+    handles = {h.get_label(): h for ax in axes for h in ax.get_lines()}
+    fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=len(handles),
+               fontsize=9)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.savefig(out_png, dpi=110)
