@@ -8,6 +8,7 @@
     python evaluate.py probe heuristic --hand "1e 7o 3b" --score 20,10 --mano 1
     python evaluate.py exploit heuristic --budget 20m               # approximate exploitability
     python evaluate.py senas heuristic --players 4 --senas traditional  # señas (issue 13)
+    python evaluate.py nashconv cfr checkpoint:runs/small_truco     # exact, on small Truco
 
 Every command writes one folder (default ``outputs/<command>-<timestamp>/``): ``report.md``
 (also printed), CSV and JSON files, PNG plots; its path is the last line printed.  This script
@@ -25,7 +26,7 @@ from evaluation import bluff, exploit, probe, report, senas, tournament
 from evaluation.tournament import GameConfig
 from truco_env.rules import PRESETS
 
-COMMANDS = ("tournament", "bluff", "probe", "exploit", "senas")
+COMMANDS = ("tournament", "bluff", "probe", "exploit", "senas", "nashconv")
 
 
 def _game_args(ap: argparse.ArgumentParser) -> None:
@@ -265,11 +266,34 @@ def cmd_senas(argv: list[str]) -> int:
     return 0
 
 
+def cmd_nashconv(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="evaluate.py nashconv", description="Exact "
+                                 "exploitability (NashConv, points per hand) on small Truco "
+                                 "through OpenSpiel (needs the openspiel extra); the spec cfr "
+                                 "is OpenSpiel's CFR+ equilibrium, reported over iterations.")
+    ap.add_argument("specs", nargs="+", help="agent specs (checkpoint:PATH, heuristic, "
+                                             "random...) or cfr")
+    ap.add_argument("--deck", default="7", help="a small deck name (7, 8) or cards")
+    ap.add_argument("--calls", default=None, help="calls in play, e.g. 'envido truco' "
+                                                  "(default: small Truco's)")
+    ap.add_argument("--iterations", type=int, default=200, help="CFR+ iterations")
+    ap.add_argument("--every", type=int, default=20, help="CFR+ iterations between NashConvs")
+    ap.add_argument("--out", default=None, help="output folder (default outputs/nashconv-<time>/)")
+    args = ap.parse_args(argv)
+    from evaluation import nashconv
+    folder = report.out_dir(args.out, "nashconv")
+    calls = None if args.calls is None else tuple(args.calls.replace("+", " ").split())
+    print(nashconv.run(args.specs, folder, deck=args.deck, calls=calls,
+                       iterations=args.iterations, every=args.every, log=print))
+    print(folder)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = argv.pop(0) if argv and argv[0] in COMMANDS else "tournament"
     run = {"tournament": cmd_tournament, "bluff": cmd_bluff, "probe": cmd_probe,
-           "exploit": cmd_exploit, "senas": cmd_senas}[command]
+           "exploit": cmd_exploit, "senas": cmd_senas, "nashconv": cmd_nashconv}[command]
     try:
         return run(argv)
     except (ValueError, RuntimeError) as exc:

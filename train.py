@@ -88,6 +88,7 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     venv = VectorTrucoEnv(cfg.num_envs, players=cfg.players, rules=cfg.rules, target=cfg.target,
                           flor=cfg.flor, pica_pica=cfg.pica_pica, observation=cfg.observation,
                           **cfg.sena_knobs(),
+                          episode=cfg.episode, deck=cfg.deck, calls=cfg.calls,
                           check_actions=False,
                           seed=cfg.seed)
     obs, info = venv.reset()

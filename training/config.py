@@ -57,6 +57,14 @@ class Config:
                            "only)", choices=("off", "traditional", "learned"))
     sena_tokens: int = _f(8, "tokens of the learned señas (1..16)")
     sena_catch: float = _f(0.25, "probability that each opponent catches each seña")
+    episode: str = _f("match", "an episode: a match, or one hand (small games: deal = one hand "
+                               "of a new match at 0-0, rewards in points; the evaluations, "
+                               "which play matches, must be off: eval_every=0, "
+                               "final_eval_games=0)", choices=("match", "deal"))
+    deck: Optional[str] = _f(None, "the cards in play, e.g. '1e 7e 3e 12e 1b 3b 12b' (null = "
+                                   "the 40; small Truco, truco_env.openspiel)")
+    calls: Optional[str] = _f(None, "the actions besides play_k allowed, e.g. 'envido truco' "
+                                    "(null = all; small Truco)")
     winprob_reward: float = _f(1.0, "shaping: add this times the change of the team's match "
                                     "win potential 2*W(score)-1 (truco_env.winprob, W measured "
                                     "from heuristic hands; 0 at the end, so it telescopes)")
@@ -243,7 +251,7 @@ def _check(cfg: Config) -> None:
     from truco_env import get_rules
     try:
         rules = get_rules(cfg.rules, target=cfg.target, flor=cfg.flor, pica_pica=cfg.pica_pica,
-                          **cfg.sena_knobs())
+                          deck=cfg.deck, calls=cfg.calls, **cfg.sena_knobs())
         from truco_env.rules import check_senas, plays_pica_pica
         plays_pica_pica(rules, cfg.players) if cfg.players in rules.players_allowed else None
         check_senas(rules, cfg.players)
@@ -253,6 +261,13 @@ def _check(cfg: Config) -> None:
     if cfg.players not in rules.players_allowed:
         raise ConfigError(f"bad value players={cfg.players}: rules {cfg.rules!r} allow "
                           f"{list(rules.players_allowed)}")
+    if cfg.episode != "match" and (cfg.winprob_reward or cfg.score_reward or cfg.eval_every
+                                   or cfg.final_eval_games or cfg.exploit_budget):
+        raise ConfigError(f"bad value episode={cfg.episode!r} with match shaping or "
+                          f"evaluations: expected winprob_reward=0, score_reward=0, "
+                          f"eval_every=0, final_eval_games=0 and no exploit_budget (they "
+                          f"read or play matches); small games are evaluated by "
+                          f"`evaluate.py nashconv`")
     if rules.mode != "teams" and (cfg.winprob_reward or cfg.score_reward):
         raise ConfigError(f"bad value winprob_reward={cfg.winprob_reward}/score_reward="
                           f"{cfg.score_reward} for rules {cfg.rules!r}: the shaping reads team "

@@ -16,7 +16,7 @@ from .cards import NUM_CARDS, card_str, parse_card
 from .rules import (ACTIONS, NUM_ACTIONS, ConfigurationError, RuleSet, check_senas, get_rules,
                     plays_pica_pica)
 
-EPISODES = ("match", "hand")
+EPISODES = ("match", "hand", "deal")
 REWARDS = ("match", "points")
 
 
@@ -85,12 +85,24 @@ class DealSource:
         return (bits << np.arange(P)).sum(axis=1).astype(np.int32)
 
 
+def in_play_first(orders: np.ndarray, rules: RuleSet) -> np.ndarray:
+    """Card orders ``int32[k, 40]`` restricted to the rules' ``deck``: the cards in play keep
+    their relative order and come first, the others follow (the core deals from the front)."""
+    if rules.deck is None:
+        return orders
+    out_of_play = np.ones(NUM_CARDS, dtype=bool)
+    out_of_play[list(rules.deck_ids)] = False
+    return np.take_along_axis(orders, np.argsort(out_of_play[orders], axis=1, kind="stable"),
+                              axis=1)
+
+
 class ShuffledDeals(DealSource):
     """Uniformly shuffled decks from the driver's seeded generator (``Matches.rng``)."""
 
     def decks(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
-        return matches.rng.permuted(np.broadcast_to(np.arange(NUM_CARDS, dtype=np.int32),
-                                                    (len(games), NUM_CARDS)), axis=1)
+        return in_play_first(matches.rng.permuted(np.broadcast_to(
+            np.arange(NUM_CARDS, dtype=np.int32), (len(games), NUM_CARDS)), axis=1),
+            matches.rules)
 
 
 class RecordedDeals(DealSource):
@@ -155,9 +167,9 @@ class DuplicateDeals(DealSource):
 
     def decks(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
         S = matches.S
-        return np.stack([np.random.default_rng([self.seed, int(self.match_ids[g]),
-                                                int(S[g, C.HAND_NO])]).permutation(NUM_CARDS)
-                         for g in games]).astype(np.int32)
+        return in_play_first(np.stack([
+            np.random.default_rng([self.seed, int(self.match_ids[g]), int(S[g, C.HAND_NO])])
+            .permutation(NUM_CARDS) for g in games]).astype(np.int32), matches.rules)
 
     def first_manos(self, matches: "Matches", games: np.ndarray) -> np.ndarray:
         return np.array([np.random.default_rng([self.seed, int(self.match_ids[g])])
@@ -185,7 +197,9 @@ class Matches:
         n: number of matches.
         players: seats per match (2, 4 or 6).
         rules: a :class:`RuleSet`.
-        episode: ``"match"`` (a match to the target) or ``"hand"`` (one hand).
+        episode: ``"match"`` (a match to the target), ``"hand"`` (one hand; the match goes on
+            in the next episode) or ``"deal"`` (one hand of a new match at 0-0: every episode
+            the same game, as small Truco in :mod:`truco_env.openspiel`).
         reward: ``"match"`` (+1/-1 at the end of the match) or ``"points"`` (per hand, points won
             minus points conceded); ``None`` picks ``"match"`` for match episodes and
             ``"points"`` for hand episodes.
@@ -211,11 +225,16 @@ class Matches:
             reward = "match" if episode == "match" else "points"
         if reward not in REWARDS:
             raise ValueError(f"bad value reward={reward!r}; expected one of {list(REWARDS)}")
-        if episode == "hand" and reward == "match":
+        if episode != "match" and reward == "match":
             raise ValueError("bad value reward='match' with episode='hand'; a hand episode "
                              "has no match result: use reward='points'")
         self.pica_pica = plays_pica_pica(rules, players)   # a ValueError where it cannot be
         self.senas = check_senas(rules, players)           # a ConfigurationError without partners
+        dealt = 3 * players + int(rules.muestra or rules.mode == "pata_de_gallo")
+        if len(rules.deck_ids) < dealt:
+            raise ConfigurationError(f"bad value deck={rules.deck!r} for players={players}: a "
+                                     f"deal needs {dealt} cards, the deck has "
+                                     f"{len(rules.deck_ids)}")
         self.n, self.players, self.rules = n, players, rules
         self.episode, self.reward = episode, reward
         self.random_mano = random_mano
@@ -231,6 +250,7 @@ class Matches:
         #: Entries of the score: 2 teams, or one per player in the three-player modes.
         self.num_scores = players if self.per_seat else 2
         self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
+        self._allowed = rules.allowed
         self._pts = np.zeros((n, C.T_MAX), dtype=np.int32)
         self._catch = np.zeros(n, dtype=np.int32)
         self._rewards = np.zeros((n, players), dtype=np.float32)
@@ -307,7 +327,8 @@ class Matches:
             raise ValueError(f"bad value for option 'muestra': {muestra!r}; rules "
                              f"{self.rules.name!r} have no muestra")
         if hands is not None or muestra is not None:
-            shuffled = self.rng.permutation(NUM_CARDS).tolist()
+            shuffled = in_play_first(self.rng.permutation(NUM_CARDS)[None],
+                                     self.rules)[0].tolist()
             m = parse_card(muestra) if muestra is not None else None
             if hands is not None and self.rules.mode == "pata_de_gallo":
                 # The gallo (the seat before the mano) is given four cards: his fourth card
@@ -320,6 +341,10 @@ class Matches:
                 given = [c for h in parse_hands(hands, P) for c in h]
             else:
                 given = [c for c in shuffled if c != m][:3 * P]
+            out = sorted(set(given + ([m] if m is not None else [])) - set(self.rules.deck_ids))
+            if out:
+                raise ValueError(f"bad value for option 'hands': {card_str(out[0])!r} is not in "
+                                 f"the deck of the rules ({' '.join(self.rules.deck)})")
             try:
                 order = deck_order(given, m, shuffled)
             except ValueError as e:
@@ -377,7 +402,7 @@ class Matches:
         S = self.S
         P = self.players
         games = np.asarray(games)
-        over = S[games, C.DONE] == 1
+        over = (S[games, C.DONE] == 1) | (self.episode == "deal")
         manos = self.next_manos(games)
         if over.any():
             g = games[over]
@@ -393,7 +418,10 @@ class Matches:
     def legal_mask(self) -> np.ndarray:
         """``bool[N, A]``: the legal actions of the player to act in each game (the driver's
         own buffer: copy it before handing it out)."""
-        return C.legal_mask(self.S, self.tables, self._mask)
+        C.legal_mask(self.S, self.tables, self._mask)
+        if self._allowed is not None:    # the rules' calls knob (small games)
+            self._mask &= self._allowed
+        return self._mask
 
     def check_actions(self, actions: np.ndarray, games: np.ndarray | None = None,
                       who: Callable[[int], str] | None = None) -> None:
@@ -462,7 +490,7 @@ class Matches:
                 won = (self.seat_team[None, :] == w[:, None])
                 r = np.where(won, 1.0, -1.0).astype(np.float32)
                 rewards[match_done] = r[match_done]
-        done = match_done | hand_ended if self.episode == "hand" else match_done
+        done = match_done | hand_ended if self.episode != "match" else match_done
         return StepResult(rewards, hand_ended, done, self._pts)
 
     # ------------------------------------------------------------------ records

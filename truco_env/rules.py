@@ -17,6 +17,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .cards import NUM_CARDS, card_str, parse_card
+
 #: Action names; the action id is the index.  Stable across every configuration.
 ACTIONS: tuple[str, ...] = (
     "play_0", "play_1", "play_2",
@@ -142,6 +144,14 @@ class RuleSet:
         sena_tokens: tokens of the ``"learned"`` vocabulary, 1..``SENA_MAX``.
         sena_catch: probability that each opponent catches each seña (drawn by the match
             driver from its seeded generator).
+        deck: the cards in play, as card strings (``("1e", "1b", "7e", ...)``); ``None``: the
+            40 cards.  Small decks make small games (issue 14: small Truco, solved exactly in
+            :mod:`truco_env.openspiel`); the deal draws from these cards only.
+        calls: the actions other than ``play_k`` that may be played (names of ``ACTIONS``;
+            ``None``: all).  Small games leave some out (small Truco: no mazo, a short envido
+            chain and truco ladder); ``quiero`` and ``no_quiero`` always stay, and ``flor``
+            when flor is played (it must be sung).  Applied to
+            the legal mask by the match driver (:meth:`truco_env.game.Matches.legal_mask`).
     """
 
     name: str = "argentino"
@@ -172,6 +182,9 @@ class RuleSet:
     senas: str = "off"
     sena_tokens: int = 8
     sena_catch: float = 0.25
+    # ---- small games (issue 14)
+    deck: tuple[str, ...] | None = None
+    calls: tuple[str, ...] | None = None
     envido_chain: tuple[tuple[str, int, int], ...] = field(default=ENVIDO_CHAIN, repr=False)
     truco_quiero: tuple[int, ...] = field(default=TRUCO_QUIERO, repr=False)
     truco_no_quiero: tuple[int, ...] = field(default=TRUCO_NO_QUIERO, repr=False)
@@ -244,11 +257,36 @@ class RuleSet:
             raise ConfigurationError(f"rules {self.name!r}: bad value senas={self.senas!r} for "
                                      f"mode 'destantado'; expected 'off': señas pass between "
                                      f"partners, and in destantado everybody plays alone")
+        if self.deck is not None:
+            object.__setattr__(self, "deck", _parse_deck(self.deck, self.name))
+        if self.calls is not None:
+            calls = self.calls.replace(",", " ").replace("+", " ").split() \
+                if isinstance(self.calls, str) else list(self.calls)
+            bad_calls = [c for c in calls if c not in ACTIONS[3:]]
+            if bad_calls:
+                raise bad("calls", self.calls, f"names of actions from {list(ACTIONS[3:])}")
+            # The answers stay, and so does flor where it is played: it must be sung.
+            calls = set(calls) | {"quiero", "no_quiero"} | ({"flor"} if self.flor else set())
+            object.__setattr__(self, "calls", tuple(a for a in ACTIONS[3:] if a in calls))
         for knob in ("flor_points", "flor_vs_flor", "contraflor_quiero", "contraflor_no_quiero",
                      "contraflor_resto_no_quiero", "achico", "falta_points"):
             v = getattr(self, knob)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise bad(knob, v, "a non-negative integer")
+
+    @property
+    def allowed(self) -> np.ndarray | None:
+        """``bool[NUM_ACTIONS]``: the actions the ``calls`` knob leaves in (``None``: all)."""
+        if self.calls is None:
+            return None
+        return np.array([i < 3 or a in self.calls for i, a in enumerate(ACTIONS)])
+
+    @property
+    def deck_ids(self) -> tuple[int, ...]:
+        """Card ids in play, ascending (the 40 without a ``deck``)."""
+        if self.deck is None:
+            return tuple(range(NUM_CARDS))
+        return tuple(sorted(parse_card(c) for c in self.deck))
 
     @property
     def has_buenas(self) -> bool:
@@ -295,6 +333,23 @@ class RuleSet:
             truco_quiero=np.array(self.truco_quiero, dtype=np.int32),
             truco_no_quiero=np.array(self.truco_no_quiero, dtype=np.int32),
         )
+
+
+def _parse_deck(deck: Any, name: str) -> tuple[str, ...]:
+    """A ``deck`` knob as a tuple of distinct card strings in card-id order (a string of cards
+    separated by spaces, commas or ``+`` is accepted too); a bad one is a ``ValueError``."""
+    if isinstance(deck, str):
+        deck = deck.replace(",", " ").replace("+", " ").split()
+    if not isinstance(deck, (list, tuple)):
+        raise ValueError(f"rules {name!r}: bad value deck={deck!r}; expected a list of cards "
+                         f"such as ['1e', '7o', '3b', ...]")
+    ids = [parse_card(c) for c in deck]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"rules {name!r}: bad value deck={deck!r}; a card is repeated")
+    if len(ids) < 6:
+        raise ValueError(f"rules {name!r}: bad value deck={deck!r}; expected at least 6 cards "
+                         f"(two hands of 3)")
+    return tuple(card_str(c) for c in sorted(ids))
 
 
 # Indices into the knob vector of RuleSet.tables() (read by the core).
