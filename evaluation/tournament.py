@@ -128,8 +128,9 @@ def resolve_game(specs: Sequence[str], given: dict | None = None,
     reverse); ``any_game`` (``evaluate.py --any-game``) plays them anyway.  Without a player
     count, a three-player mode plays 3.
 
-    >>> resolve_game(["heuristic", "random"], {"players": 4})
-    GameConfig(players=4, rules='argentino', target=None, flor=None, pica_pica=None)
+    >>> g = resolve_game(["heuristic", "random"], {"players": 4})
+    >>> g.players, g.rules, g.target, g.flor, g.pica_pica, g.senas
+    (4, 'argentino', None, None, None, 'off')
     >>> resolve_game(["heuristic"], {"rules": "destantado"}).players
     3
     """
