@@ -32,8 +32,9 @@ held-out styles of :mod:`agents.zoo` and the policy of the previous evaluation.
 Outputs go to ``runs/<run_name>/`` (printed at the start): ``config.yaml`` (resolved),
 ``checkpoints/latest.pt`` (atomic), ``metrics.csv``, TensorBoard events, ``summary.json`` and
 ``summary.md``.  The config (:mod:`training.config`), the opponent pool (:mod:`training.pool`),
-the reward shaping (:mod:`training.shaping`), the evaluation matches (:mod:`training.win_rates`)
-and the output files (:mod:`training.logger`) are small modules; the PPO loop is here.
+the reward shaping (:mod:`training.shaping`), the evaluation matches (:mod:`training.win_rates`),
+the output files (:mod:`training.logger`) and the PPO update (:mod:`training.ppo`) are small
+modules; the rollout loop is here.
 """
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ from training.logger import (Logger, eval_line, outputs_line, short_name, write_
 from training.logger import eval_names as logger_eval_names
 from training.pool import (Opponent, Pool, frozen_copy, make_baselines, make_heldout,
                            make_styles)
+from training.ppo import ppo_update
 from training.rollout import SeatBuffer
 from training.shaping import Shaper, win_potential
 from training.win_rates import EVAL_SEED, FINAL_SEED, evaluate_all, game_config
@@ -62,7 +64,6 @@ from training.win_rates import EVAL_SEED, FINAL_SEED, evaluate_all, game_config
 
 def train(cfg: Config, resume_from: Path | None = None) -> Path:
     import torch
-    import torch.nn as nn
     from agents.ppo_policy import (CheckpointError, PolicyNet, load_checkpoint,
                                    net_from_checkpoint, save_checkpoint)
     from truco_env import VectorTrucoEnv
@@ -226,64 +227,18 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         return global_step >= cfg.total_steps or (
             cfg.time_budget > 0 and time.time() - start_time >= cfg.time_budget)
 
+    def sample(model, o_t: torch.Tensor, mask: np.ndarray):
+        """One sampled action per row from ``model``: ``(actions, their log-probabilities, the
+        model's own values)`` (numpy actions; the rest tensors; no gradient)."""
+        with torch.no_grad():
+            logits, v = model(o_t, torch.from_numpy(mask).to(device).bool())
+            logprobs = torch.log_softmax(logits, 1)
+            a = torch.multinomial(logprobs.exp(), 1)
+            return a.squeeze(1).cpu().numpy(), logprobs.gather(1, a).squeeze(1), v
+
     def values(o_t: torch.Tensor, h: np.ndarray, shared: torch.Tensor) -> torch.Tensor:
         return critic(o_t[:, :COMPACT_SIZE], torch.from_numpy(h).to(device)) \
             if critic is not None else shared
-
-    def ppo_update(model, crit, opt, prm, b: SeatBuffer, idx, adv, ret) -> dict:
-        """CleanRL's PPO update of ``model`` (and ``crit``, a separate critic) on the complete
-        transitions ``idx`` of ``b``; returns the last minibatch's statistics."""
-        B = len(idx)
-        T = {k: torch.from_numpy(b.data[k][idx]).to(device) for k in b.data}
-        T_val = torch.from_numpy(b.value[idx]).to(device)
-        T_adv = torch.from_numpy(adv).to(device)
-        T_ret = torch.from_numpy(ret).to(device)
-        clipfracs, approx_kl, old_approx_kl = [], torch.zeros(()), torch.zeros(())
-        pg_loss = v_loss = entropy_loss = torch.zeros(())
-        n_mb = max(1, round(B / cfg.minibatch_size))
-        for epoch in range(cfg.update_epochs if B else 0):
-            perm = torch.randperm(B, device=device)
-            for mb in perm.tensor_split(n_mb):
-                logits, shared_v = model(T["obs"][mb], T["mask"][mb])
-                newvalue = (crit(T["obs"][mb, :COMPACT_SIZE], T["hid"][mb])
-                            if crit is not None else shared_v)
-                logprobs = torch.log_softmax(logits, 1)
-                newlogp = logprobs.gather(1, T["act"][mb, None]).squeeze(1)
-                entropy = -(logprobs.exp() * logprobs).sum(1)
-                logratio = newlogp - T["logp"][mb]
-                ratio = logratio.exp()
-                with torch.no_grad():
-                    old_approx_kl = (-logratio).mean()
-                    approx_kl = ((ratio - 1) - logratio).mean()
-                    clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
-                mb_adv = T_adv[mb]
-                if cfg.norm_adv and len(mb) > 1:
-                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(
-                    ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
-                if cfg.clip_vloss:
-                    v_clipped = T_val[mb] + torch.clamp(newvalue - T_val[mb], -cfg.clip_coef,
-                                                        cfg.clip_coef)
-                    v_loss = 0.5 * torch.max((newvalue - T_ret[mb]) ** 2,
-                                             (v_clipped - T_ret[mb]) ** 2).mean()
-                else:
-                    v_loss = 0.5 * ((newvalue - T_ret[mb]) ** 2).mean()
-                entropy_loss = entropy.mean()
-                loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
-                opt.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(prm, cfg.max_grad_norm)
-                opt.step()
-            if cfg.target_kl is not None and approx_kl > cfg.target_kl:
-                break
-        var_y = np.var(ret) if B else 0.0
-        return {"losses/value_loss": v_loss.item(), "losses/policy_loss": pg_loss.item(),
-                "losses/entropy": entropy_loss.item(),
-                "losses/old_approx_kl": old_approx_kl.item(),
-                "losses/approx_kl": approx_kl.item(),
-                "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
-                "losses/explained_variance": float("nan") if var_y == 0 else
-                float(1 - np.var(ret - b.value[idx]) / var_y)}
 
     while not finished():
         iteration += 1
@@ -311,13 +266,10 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
             actions = np.zeros(N, np.int64)
             if len(L):
                 hid = venv.hidden()[L] if privileged else np.zeros((len(L), 0), np.float32)
+                o_t = torch.from_numpy(o[L]).to(device)
+                a, logp, shared_v = sample(net, o_t, m[L])
                 with torch.no_grad():
-                    o_t = torch.from_numpy(o[L]).to(device)
-                    logits, shared_v = net(o_t, torch.from_numpy(m[L]).to(device).bool())
-                    a = torch.multinomial(torch.softmax(logits, 1), 1).squeeze(1)
-                    logp = torch.log_softmax(logits, 1).gather(1, a[:, None]).squeeze(1)
                     value = values(o_t, hid, shared_v)
-                a = a.cpu().numpy()
                 actions[L] = a
                 buf.add(L, actor[L], value.cpu().numpy(), obs=o[L], mask=m[L], act=a,
                         logp=logp.cpu().numpy(), hid=hid)
@@ -328,12 +280,10 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                     if by_id[oid].kind != "exploiter":
                         actions[rows] = by_id[oid].agent.act_batch(o[rows], m[rows])
                         continue
-                    with torch.no_grad():  # the exploiter samples and keeps its transitions
-                        logits, x_value = exploiter(torch.from_numpy(o[rows]).to(device),
-                                                    torch.from_numpy(m[rows]).to(device).bool())
-                        a = torch.multinomial(torch.softmax(logits, 1), 1).squeeze(1)
-                        logp = torch.log_softmax(logits, 1).gather(1, a[:, None]).squeeze(1)
-                    actions[rows] = a = a.cpu().numpy()
+                    # the exploiter samples and keeps its transitions
+                    a, logp, x_value = sample(exploiter, torch.from_numpy(o[rows]).to(device),
+                                              m[rows])
+                    actions[rows] = a
                     xbuf.add(rows, actor[rows], x_value.cpu().numpy(), obs=o[rows],
                              mask=m[rows], act=a, logp=logp.cpu().numpy())
 
@@ -370,10 +320,10 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         rollout_time = time.time() - t_rollout
 
         # ---------------------------------------------------------------- PPO update
-        stats = ppo_update(net, critic, optimizer, params, buf, idx, adv, ret)
+        stats = ppo_update(cfg, net, critic, optimizer, params, buf, idx, adv, ret)
         if exploiter is not None:  # the exploiter learns from its own seats' transitions
             x_idx, x_adv, x_ret = xbuf.finish(cfg.gamma, cfg.gae_lambda)
-            ppo_update(exploiter, None, x_optimizer, list(exploiter.parameters()), xbuf,
+            ppo_update(cfg, exploiter, None, x_optimizer, list(exploiter.parameters()), xbuf,
                        x_idx, x_adv, x_ret)
             if iteration - exploiter_born >= cfg.exploiter_reset_every:
                 retire_exploiter()

@@ -270,25 +270,17 @@ def bluff_summary(rows: list[dict], weak_envido: int = 24, weak_strength: int | 
     if weak_strength is None:
         weak_strength = int(np.percentile([r["strength"] for r in mano], 33))
 
-    def mean(spot, key, pred):
-        xs = [r[key] for r in rows if r["spot"] == spot and pred(r)]
+    def mean(spot, key, feature, threshold, weak):
+        xs = [r[key] for r in rows if r["spot"] == spot and (r[feature] <= threshold) == weak]
         return float(np.mean(xs)) if xs else float("nan")
-    return {
-        "mano envido, weak envido": mean("mano_opens", "envido",
-                                         lambda r: r["envido_points"] <= weak_envido),
-        "mano envido, strong envido": mean("mano_opens", "envido",
-                                           lambda r: r["envido_points"] > weak_envido),
-        "pie accepts/raises envido, weak envido": mean("pie_vs_envido", "call",
-                                                       lambda r: r["envido_points"] <= weak_envido),
-        "pie accepts/raises envido, strong envido": mean("pie_vs_envido", "call",
-                                                         lambda r: r["envido_points"] > weak_envido),
-        "mano truco, weak hand": mean("mano_opens", "truco",
-                                      lambda r: r["strength"] <= weak_strength),
-        "mano truco, strong hand": mean("mano_opens", "truco",
-                                        lambda r: r["strength"] > weak_strength),
-        "pie accepts truco, weak hand": mean("pie_vs_truco", "quiero",
-                                             lambda r: r["strength"] <= weak_strength),
-    }
+    env_cut, hand_cut = ("envido_points", weak_envido), ("strength", weak_strength)
+    spots = (("mano envido, {} envido", "mano_opens", "envido", env_cut, (True, False)),
+             ("pie accepts/raises envido, {} envido", "pie_vs_envido", "call", env_cut,
+              (True, False)),
+             ("mano truco, {} hand", "mano_opens", "truco", hand_cut, (True, False)),
+             ("pie accepts truco, {} hand", "pie_vs_truco", "quiero", hand_cut, (True,)))
+    return {label.format("weak" if weak else "strong"): mean(spot, key, *cut, weak)
+            for label, spot, key, cut, sides in spots for weak in sides}
 
 
 def plot(folder, out_png, labels: dict[str, str] | None = None) -> None:

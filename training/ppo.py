@@ -1,0 +1,71 @@
+"""train.py's PPO update (CleanRL's clipped surrogate, value loss and entropy bonus), one
+function for every network the run trains: the learner (with its privileged critic when there
+is one) and the exploiter."""
+from __future__ import annotations
+
+import numpy as np
+
+from .config import Config
+from .rollout import SeatBuffer
+
+
+def ppo_update(cfg: Config, model, crit, opt, prm, b: SeatBuffer, idx: np.ndarray,
+               adv: np.ndarray, ret: np.ndarray) -> dict:
+    """CleanRL's PPO update of ``model`` (and ``crit``, a separate critic reading the compact
+    observation and the hidden features) on the complete transitions ``idx`` of ``b``, with
+    their advantages and returns; returns the last minibatch's statistics."""
+    import torch
+    import torch.nn as nn
+    from truco_env.observe import COMPACT_SIZE
+    device = next(model.parameters()).device
+    B = len(idx)
+    T = {k: torch.from_numpy(b.data[k][idx]).to(device) for k in b.data}
+    T_val = torch.from_numpy(b.value[idx]).to(device)
+    T_adv = torch.from_numpy(adv).to(device)
+    T_ret = torch.from_numpy(ret).to(device)
+    clipfracs, approx_kl, old_approx_kl = [], torch.zeros(()), torch.zeros(())
+    pg_loss = v_loss = entropy_loss = torch.zeros(())
+    n_mb = max(1, round(B / cfg.minibatch_size))
+    for epoch in range(cfg.update_epochs if B else 0):
+        perm = torch.randperm(B, device=device)
+        for mb in perm.tensor_split(n_mb):
+            logits, shared_v = model(T["obs"][mb], T["mask"][mb])
+            newvalue = (crit(T["obs"][mb, :COMPACT_SIZE], T["hid"][mb])
+                        if crit is not None else shared_v)
+            logprobs = torch.log_softmax(logits, 1)
+            newlogp = logprobs.gather(1, T["act"][mb, None]).squeeze(1)
+            entropy = -(logprobs.exp() * logprobs).sum(1)
+            logratio = newlogp - T["logp"][mb]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                old_approx_kl = (-logratio).mean()
+                approx_kl = ((ratio - 1) - logratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+            mb_adv = T_adv[mb]
+            if cfg.norm_adv and len(mb) > 1:
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            pg_loss = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(
+                ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+            if cfg.clip_vloss:
+                v_clipped = T_val[mb] + torch.clamp(newvalue - T_val[mb], -cfg.clip_coef,
+                                                    cfg.clip_coef)
+                v_loss = 0.5 * torch.max((newvalue - T_ret[mb]) ** 2,
+                                         (v_clipped - T_ret[mb]) ** 2).mean()
+            else:
+                v_loss = 0.5 * ((newvalue - T_ret[mb]) ** 2).mean()
+            entropy_loss = entropy.mean()
+            loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(prm, cfg.max_grad_norm)
+            opt.step()
+        if cfg.target_kl is not None and approx_kl > cfg.target_kl:
+            break
+    var_y = np.var(ret) if B else 0.0
+    return {"losses/value_loss": v_loss.item(), "losses/policy_loss": pg_loss.item(),
+            "losses/entropy": entropy_loss.item(),
+            "losses/old_approx_kl": old_approx_kl.item(),
+            "losses/approx_kl": approx_kl.item(),
+            "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
+            "losses/explained_variance": float("nan") if var_y == 0 else
+            float(1 - np.var(ret - b.value[idx]) / var_y)}
