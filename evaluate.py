@@ -271,8 +271,11 @@ def cmd_nashconv(argv: list[str]) -> int:
                                  "exploitability (NashConv, points per hand) on small Truco "
                                  "through OpenSpiel (needs the openspiel extra); the spec cfr "
                                  "is OpenSpiel's CFR+ equilibrium, reported over iterations.")
-    ap.add_argument("specs", nargs="+", help="agent specs (checkpoint:PATH, heuristic, "
+    ap.add_argument("specs", nargs="*", help="agent specs (checkpoint:PATH, heuristic, "
                                              "random...) or cfr")
+    ap.add_argument("--curve", nargs="+", default=(), metavar="RUN",
+                    help="train.py run folders: NashConv of each kept checkpoint (train.py "
+                         "keep_every=K), plotted against seconds next to CFR+'s curve")
     ap.add_argument("--deck", default="7", help="a small deck name (7, 8) or cards")
     ap.add_argument("--calls", default=None, help="calls in play, e.g. 'envido truco' "
                                                   "(default: small Truco's)")
@@ -280,11 +283,14 @@ def cmd_nashconv(argv: list[str]) -> int:
     ap.add_argument("--every", type=int, default=20, help="CFR+ iterations between NashConvs")
     ap.add_argument("--out", default=None, help="output folder (default outputs/nashconv-<time>/)")
     args = ap.parse_args(argv)
+    if not args.specs and not args.curve:
+        ap.error("give agent specs, cfr or --curve RUN")
     from evaluation import nashconv
     folder = report.out_dir(args.out, "nashconv")
     calls = None if args.calls is None else tuple(args.calls.replace("+", " ").split())
     print(nashconv.run(args.specs, folder, deck=args.deck, calls=calls,
-                       iterations=args.iterations, every=args.every, log=print))
+                       iterations=args.iterations, every=args.every, log=print,
+                       curves=args.curve))
     print(folder)
     return 0
 

@@ -197,7 +197,7 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     print(outputs_line(run_dir, cfg), flush=True)
 
     def checkpoint() -> None:
-        save_checkpoint(ckpt_dir / "latest.pt", {
+        payload = {
             "model": net.state_dict(), "critic": critic.state_dict() if critic else None,
             "optimizer": optimizer.state_dict(), "obs_size": D, "num_actions": A,
             "hidden": list(cfg.hidden), "observation": cfg.observation,
@@ -213,7 +213,10 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
             "past": None if past is None else past.state_dict(),
             "exploiter": None if exploiter is None else {
                 "model": exploiter.state_dict(), "optimizer": x_optimizer.state_dict(),
-                "born": exploiter_born, "buffer": tensors(xbuf.state())}})
+                "born": exploiter_born, "buffer": tensors(xbuf.state())}}
+        save_checkpoint(ckpt_dir / "latest.pt", payload)
+        if cfg.keep_every and iteration % cfg.keep_every == 0:  # a curve's points
+            save_checkpoint(ckpt_dir / f"step_{global_step}.pt", payload)
 
     start_step, start_time = global_step, time.time() - elapsed_before
     win_h = float("nan")

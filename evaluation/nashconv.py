@@ -12,7 +12,7 @@ gains against the policy (in points of the hand); 0 at an equilibrium.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 import pyspiel
@@ -97,29 +97,23 @@ def agent_probs(agent, obs: np.ndarray, mask: np.ndarray, samples: int = 16) -> 
     return counts / samples
 
 
-def agent_policy(efg: Efg, game: pyspiel.Game, agent, samples: int = 16,
-                 batch: int = 4096) -> dict:
-    """The agent as a tabular policy of the EFG game: asked once at every information state
-    (one walk of ``game``, the ``python_truco`` the EFG was exported from)."""
-    enc = Encoder(getattr(agent, "observation", "compact"))
+class Decisions(NamedTuple):
+    """Every information state of an EFG game as a policy's inputs, encoded once
+    (:func:`decisions`) and shared by the policies asked there (:func:`agent_policy`)."""
+    keys: list            # efg.key(player, infostate)
+    legal: list           # legal action ids
+    obs: np.ndarray       # float32[I, D]: the encoder's observation
+    mask: np.ndarray      # bool[I, A]
+
+
+def decisions(efg: Efg, game: pyspiel.Game, observation: str = "compact") -> Decisions:
+    """One walk of ``game`` (the ``python_truco`` the EFG was exported from), encoding the
+    first position of each information state with the ``observation`` encoder."""
+    enc = Encoder(observation)
     spec = game.spec
     seen = [set() for _ in range(game.num_players())]
-    pending: list[tuple[int, str, list[int]]] = []
-    obs = np.zeros((batch, enc.size), np.float32)
-    mask = np.zeros((batch, len(ACTIONS)), bool)
-    out: dict = {}
-
-    def flush():
-        n = len(pending)
-        if not n:
-            return
-        pr = agent_probs(agent, obs[:n], mask[:n], samples)
-        for j, (p, info, legal) in enumerate(pending):
-            q = pr[j, legal]
-            q = q / q.sum() if q.sum() > 0 else np.full(len(legal), 1 / len(legal))
-            out[efg.key(p, info)] = [(efg.action_id[ACTIONS[a]], float(x))
-                                     for a, x in zip(legal, q)]
-        pending.clear()
+    keys, legal = [], []
+    obs = np.zeros((sum(len(i) for i in efg.infostates), enc.size), np.float32)
 
     def walk(pos: Position):
         p = pos.player()
@@ -132,29 +126,81 @@ def agent_policy(efg: Efg, game: pyspiel.Game, agent, samples: int = 16,
             info = pos.infostate(p)
             if info not in seen[p]:
                 seen[p].add(info)
-                j = len(pending)
-                enc.encode_one(pos.S, spec.tables, 0, p, out=obs[j])
-                mask[j] = False
-                mask[j, actions] = True
-                pending.append((p, info, actions))
-                if len(pending) == batch:
-                    flush()
+                enc.encode_one(pos.S, spec.tables, 0, p, out=obs[len(keys)])
+                keys.append(efg.key(p, info))
+                legal.append(actions)
         for a in actions:
             child = pos.copy()
             child.apply(a)
             walk(child)
 
     walk(game.new_initial_state().pos)
-    flush()
+    mask = np.zeros((len(keys), len(ACTIONS)), bool)
+    for i, actions in enumerate(legal):
+        mask[i, actions] = True
+    return Decisions(keys, legal, obs, mask)
+
+
+def agent_policy(efg: Efg, game: pyspiel.Game, agent, samples: int = 16,
+                 batch: int = 4096, inputs: Decisions | None = None) -> dict:
+    """The agent as a tabular policy of the EFG game: asked once at every information state
+    (``inputs``: :func:`decisions` for the agent's encoder, computed here when not given)."""
+    if inputs is None:
+        inputs = decisions(efg, game, getattr(agent, "observation", "compact"))
+    out: dict = {}
+    for lo in range(0, len(inputs.keys), batch):
+        hi = min(lo + batch, len(inputs.keys))
+        pr = agent_probs(agent, inputs.obs[lo:hi], inputs.mask[lo:hi], samples)
+        for j in range(lo, hi):
+            legal = inputs.legal[j]
+            q = pr[j - lo, legal]
+            q = q / q.sum() if q.sum() > 0 else np.full(len(legal), 1 / len(legal))
+            out[inputs.keys[j]] = [(efg.action_id[ACTIONS[a]], float(x))
+                                   for a, x in zip(legal, q)]
+    return out
+
+
+def checkpoint_curve(efg: Efg, game: pyspiel.Game, efg_game: pyspiel.Game, run_dir, inputs: dict,
+                     log: Callable[[str], None] | None = None) -> list[tuple[int, float, float]]:
+    """``[(global step, training seconds, NashConv)]`` of a train.py run's kept checkpoints
+    (``checkpoints/step_*.pt``, written with ``keep_every``; then ``latest.pt`` if it is newer),
+    oldest first.  ``inputs``: a cache of :func:`decisions` by encoder name."""
+    from pathlib import Path
+
+    from agents import load
+    from agents.ppo_policy import load_checkpoint
+    folder = Path(run_dir) / "checkpoints"
+    files = sorted(folder.glob("step_*.pt"), key=lambda f: int(f.stem.split("_")[1]))
+    if (folder / "latest.pt").exists():
+        files.append(folder / "latest.pt")
+    if not files:
+        raise FileNotFoundError(f"no checkpoints in {str(folder)!r}: expected a train.py run "
+                                f"folder (keep_every=K keeps the points of a curve)")
+    out = []
+    for f in files:
+        ckpt = load_checkpoint(f)
+        step, seconds = int(ckpt["global_step"]), float(ckpt["elapsed"])
+        if out and step <= out[-1][0]:
+            continue                  # latest.pt is the last kept checkpoint
+        agent = load(f"checkpoint:{f}", seed=0)
+        key = getattr(agent, "observation", "compact")
+        if key not in inputs:
+            inputs[key] = decisions(efg, game, key)
+        nc = pyspiel.nash_conv(efg_game, agent_policy(efg, game, agent, inputs=inputs[key]))
+        out.append((step, seconds, nc))
+        if log:
+            log(f"{f}: step {step:,}, {seconds:.0f} s of training: NashConv {nc:.4f}")
     return out
 
 
 def run(specs, folder, deck: str = "7", calls=None, iterations: int = 200, every: int = 20,
-        log: Callable[[str], None] | None = None) -> str:
+        log: Callable[[str], None] | None = None, curves=()) -> str:
     """``evaluate.py nashconv``: NashConv of each spec (``cfr``: CFR+'s average policy after
-    ``iterations``) on small Truco; writes ``nashconv.csv``, ``cfr_curve.csv``, ``bluff.csv``
-    (per hand and spot, :func:`bluff_rows`) and ``bluff.json`` into ``folder``; returns the
-    report (Markdown)."""
+    ``iterations``) on small Truco, and over training of each run folder of ``curves``
+    (:func:`checkpoint_curve`); writes ``nashconv.csv``, ``cfr_curve.csv``, ``ppo_curve.csv``,
+    ``bluff.csv`` (per hand and spot, :func:`bluff_rows`), ``bluff.json`` and, with curves,
+    ``nashconv_curve.png`` (:func:`plot_curves`) into ``folder``; returns the report
+    (Markdown)."""
     import csv
     import json
     from pathlib import Path
@@ -170,7 +216,7 @@ def run(specs, folder, deck: str = "7", calls=None, iterations: int = 200, every
     lines = [f"# NashConv on small Truco", "", f"Game: `{game}`; {infostates:,} information "
              f"states (exported in {time.time() - t0:.0f} s).", "",
              "| policy | NashConv (points per hand, both seats) | seconds |", "|---|---|---|"]
-    results, bluff, curve = [], [], []
+    results, bluff, curve, inputs = [], [], [], {}
     deck_ids = game.spec.rules.deck_ids
     for spec in specs:
         t1 = time.time()
@@ -178,7 +224,11 @@ def run(specs, folder, deck: str = "7", calls=None, iterations: int = 200, every
             curve, avg = cfr(efg, efg_game, iterations, every, log)
             nc = curve[-1][1]
         else:
-            tab = agent_policy(efg, game, load(spec, seed=0))
+            agent = load(spec, seed=0)
+            key = getattr(agent, "observation", "compact")
+            if key not in inputs:
+                inputs[key] = decisions(efg, game, key)
+            tab = agent_policy(efg, game, agent, inputs=inputs[key])
             nc = pyspiel.nash_conv(efg_game, tab)
             avg = from_table(efg, tab)
         results.append({"spec": spec, "nashconv": nc, "seconds": time.time() - t1})
@@ -196,6 +246,11 @@ def run(specs, folder, deck: str = "7", calls=None, iterations: int = 200, every
     write_csv("nashconv.csv", ["spec", "nashconv", "seconds"],
               [[r["spec"], r["nashconv"], r["seconds"]] for r in results])
     write_csv("cfr_curve.csv", ["iteration", "nashconv", "seconds"], curve)
+    ppo = {str(r): checkpoint_curve(efg, game, efg_game, r, inputs, log) for r in curves}
+    write_csv("ppo_curve.csv", ["run", "global_step", "seconds", "nashconv"],
+              [[r, *point] for r, points in ppo.items() for point in points])
+    if ppo:
+        plot_curves(curve, ppo, folder / "nashconv_curve.png")
     if bluff:
         with open(folder / "bluff.csv", "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(bluff[0]))
@@ -208,6 +263,14 @@ def run(specs, folder, deck: str = "7", calls=None, iterations: int = 200, every
         lines += ["", "CFR+ (OpenSpiel's CFRPlusSolver on the EFG export):", "",
                   "| iteration | NashConv | seconds |", "|---|---|---|"]
         lines += [f"| {it} | {nc:.4f} | {sec:.0f} |" for it, nc, sec in curve]
+    for r, points in ppo.items():
+        lines += ["", f"Self-play PPO over training (`{r}`):", "",
+                  "| steps | seconds of training | NashConv |", "|---|---|---|"]
+        lines += [f"| {st:,} | {sec:.0f} | {nc:.4f} |" for st, sec, nc in points]
+    if not results:
+        text = "\n".join(lines) + "\n"
+        (folder / "report.md").write_text(text)
+        return text
     lines += ["", "Bluff frequencies (mean over hands; docs/small_truco.md):", "",
               "| | " + " | ".join(r["spec"] for r in results) + " |",
               "|---|" + "---|" * len(results)]
@@ -219,7 +282,7 @@ def run(specs, folder, deck: str = "7", calls=None, iterations: int = 200, every
     return text
 
 
-__all__ = ["cfr", "agent_policy", "always_call_policy", "run", "from_table", "table",
+__all__ = ["cfr", "agent_policy", "decisions", "checkpoint_curve", "plot_curves", "always_call_policy", "run", "from_table", "table",
            "bluff_rows", "bluff_summary"]
 
 
@@ -281,6 +344,30 @@ def bluff_summary(rows: list[dict], weak_envido: int = 24, weak_strength: int | 
              ("pie accepts truco, {} hand", "pie_vs_truco", "quiero", hand_cut, (True,)))
     return {label.format("weak" if weak else "strong"): mean(spot, key, *cut, weak)
             for label, spot, key, cut, sides in spots for weak in sides}
+
+
+def plot_curves(cfr_curve, ppo: dict, out_png) -> None:
+    """NashConv against seconds of computation: CFR+'s iterations and each PPO run's kept
+    checkpoints (seconds of training), log-log."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    if cfr_curve:
+        ax.plot([max(c[2], 0.5) for c in cfr_curve], [c[1] for c in cfr_curve], marker="o",
+                ms=3, label="CFR+ (average policy)")
+    for name, points in ppo.items():
+        ax.plot([max(p[1], 0.5) for p in points], [p[2] for p in points], marker="s", ms=3,
+                label=f"self-play PPO ({name})")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("seconds (CFR+: solving; PPO: training)")
+    ax.set_ylabel("NashConv (points per hand)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    fig.tight_layout()
+    fig.savefig(out_png, dpi=110)
+    plt.close(fig)
 
 
 def plot(folder, out_png, labels: dict[str, str] | None = None) -> None:

@@ -153,3 +153,40 @@ def test_agents_as_tabular_policies(tiny):
     assert pyspiel.nash_conv(game, agent_policy(efg, py, load("random"))) == \
         pytest.approx(uniform)
     assert pyspiel.nash_conv(game, agent_policy(efg, py, load("heuristic"))) > 0.1
+
+
+def test_ppo_nashconv_curve_over_kept_checkpoints(tmp_path, tiny):
+    """train.py keep_every keeps the points of a curve; evaluate.py nashconv --curve gives
+    one exact NashConv per kept checkpoint, oldest first, and plots them next to CFR+."""
+    import csv
+    import subprocess
+    import sys
+
+    from evaluation.nashconv import checkpoint_curve, run
+    cmd = [sys.executable, "train.py", "--config", "configs/small_truco.yaml", "calls=truco",
+           "total_steps=3500", "num_envs=64", "num_steps=8", "minibatch_size=256",
+           "checkpoint_every=2", "keep_every=2", "time_budget=0", "progress=false",
+           f"runs_dir={tmp_path}", "run_name=st"]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    kept = sorted((tmp_path / "st" / "checkpoints").glob("step_*.pt"))
+    assert sorted(int(p.stem[5:]) for p in kept) == [1024, 2048, 3072]  # iterations 2, 4, 6
+    efg, game = tiny
+    curve = checkpoint_curve(efg, O.small_truco("7", calls=("truco",)), game, tmp_path / "st",
+                             {})
+    assert [c[0] for c in curve] == [1024, 2048, 3072, 3584]   # then latest.pt (iteration 7)
+    assert all(0.0 < c[2] < 3.0 for c in curve) and curve[0][1] <= curve[-1][1]
+    out = tmp_path / "nc"
+    out.mkdir()
+    run(["cfr"], out, calls=("truco",), iterations=2, every=1, curves=[tmp_path / "st"])
+    rows = list(csv.DictReader(open(out / "ppo_curve.csv")))
+    assert [int(r["global_step"]) for r in rows] == [1024, 2048, 3072, 3584]
+    assert float(rows[0]["nashconv"]) == pytest.approx(curve[0][2])
+    assert (out / "nashconv_curve.png").stat().st_size > 1000
+    with pytest.raises(FileNotFoundError, match="no checkpoints"):
+        checkpoint_curve(efg, O.small_truco("7", calls=("truco",)), game, tmp_path / "nc", {})
+
+
+def test_keep_every_must_be_a_multiple_of_checkpoint_every():
+    from training.config import ConfigError, make_config
+    with pytest.raises(ConfigError, match="keep_every=3"):
+        make_config({"keep_every": 3, "checkpoint_every": 2})

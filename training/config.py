@@ -132,6 +132,9 @@ class Config:
                                     "policy (evaluate.py exploit) for the summary (0 = none)")
     eval_greedy: bool = _f(False, "evaluate the argmax policy instead of sampling")
     checkpoint_every: int = _f(10, "iterations between checkpoints (and at the end)")
+    keep_every: int = _f(0, "also keep every checkpoint of an iteration divisible by this as "
+                            "checkpoints/step_<global step>.pt, for curves over training such "
+                            "as evaluate.py nashconv --curve (0 = only latest.pt)")
 
     # --- derived
     @property
@@ -230,11 +233,14 @@ def _check(cfg: Config) -> None:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected a positive number")
     for key in ("threads", "eval_every", "final_eval_games", "ent_coef", "vf_coef", "clip_coef",
                 "pool_weight", "heuristic_weight", "random_weight", "pfsp_power", "styles_weight",
-                "pool_recent", "exploit_budget", "score_reward",
+                "pool_recent", "exploit_budget", "score_reward", "keep_every",
                 "winprob_reward",
                 "opponent_weight", "exploiter_weight", "time_budget"):
         if getattr(cfg, key) < 0:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected >= 0")
+    if cfg.keep_every % cfg.checkpoint_every:
+        raise ConfigError(f"bad value keep_every={cfg.keep_every!r}: expected a multiple of "
+                          f"checkpoint_every={cfg.checkpoint_every} (only checkpoints are kept)")
     for key in ("gamma", "gae_lambda", "self_play_frac", "pfsp_decay"):
         if not 0.0 <= getattr(cfg, key) <= 1.0:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected 0..1")
