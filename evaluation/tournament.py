@@ -377,19 +377,6 @@ def run_tournament(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameC
     return result
 
 
-def self_play_bluff(spec: str, matches: int, cfg: GameConfig, seed: int = 0,
-                    progress: bool = True) -> dict[str, Any]:
-    """Bluff analytics of an agent against itself: both teams count as the same agent."""
-    from tqdm import tqdm
-    log = EventLog()
-    for lo, hi in tqdm(_chunks(matches, 1), disable=not progress, desc="self-play",
-                       file=sys.stderr):
-        play_duplicate(load_agent(spec, seed * 7919 + lo), load_agent(spec, seed * 7919 + lo + 1),
-                       range(lo, hi), cfg, seed, log=log, agent_ids=(0, 0))
-    ev, hands = log.tables()
-    return bluff_analytics(ev, hands, [spec])
-
-
 # ============================================================================ plain matches
 @dataclass(frozen=True)
 class MatchResult:
