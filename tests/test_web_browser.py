@@ -79,6 +79,7 @@ def out_dir() -> Path:
 def start_game(page, url: str, opponent: str, seed: int) -> None:
     page.goto(url)
     page.wait_for_selector("#rules option", state="attached")
+    page.click("#new-game")                 # the tab may have resumed its last game
     page.fill("#opponent", opponent)
     page.fill("#seed", str(seed))
     page.click("#start")
@@ -116,6 +117,10 @@ def test_play_a_hand_by_clicking(server, page):
     print(f"\nscreenshot: {shot}")
     page.click("#continue")
     assert page.locator("#overlay").is_hidden()
+    page.reload()                            # the tab keeps its game
+    page.wait_for_selector("#game:not([hidden])")
+    assert [int(page.get_attribute(f".score-row[data-side='{t}']", "data-score"))
+            for t in (0, 1)] == game.game.scores()[0].tolist()
     page.screenshot(path=str(out_dir() / "table.png"))
 
 

@@ -286,7 +286,7 @@ function render() {
     return a ? `<button class="card-btn" type="button" data-action="${a.id}" title="${esc(actionLabel(a.name, a.text))}">${cardSVG(card)}</button>`
       : `<span class="card-btn disabled">${cardSVG(card)}</span>`;
   }).join("");
-  $("hand-info").textContent = `envido ${view.my_envido}` + (view.my_flor !== null ? ` · flor ${view.my_flor}` : "") +
+  $("hand-info").textContent = `envido ${view.my_envido}` + (view.flor && view.my_flor !== null ? ` · flor ${view.my_flor}` : "") +
     (view.done ? "" : view.to_act === me ? " · your turn" : "");
   const button = (a) => `<button type="button" class="act ${a.name}" data-action="${a.id}">${esc(actionLabel(a.name, a.text))}</button>`;
   $("actions").innerHTML = st.legal.filter((a) => !/^(play|discard|sena)_/.test(a.name)).map(button).join("");
@@ -432,6 +432,7 @@ $("setup").addEventListener("submit", async (ev) => {
   try {
     const st = await api("POST", "/api/games", body);
     G.id = st.id; G.state = st; G.log = [{cls: "hand-end", text: `New match: ${body.rules}, ${st.view.players} players, you are seat ${st.view.seat}`}];
+    sessionStorage.setItem("truco-game", st.id);     // this tab's game (a reload resumes it)
     logMoves(st.moves, st.view);
     $("setup").hidden = true; $("game").hidden = false; $("advice").innerHTML = "";
     render();
@@ -443,6 +444,10 @@ $("setup").addEventListener("submit", async (ev) => {
   }
 });
 $("advice-btn").onclick = askAdvice;
+$("new-game").onclick = () => {
+  tab("play");
+  $("overlay").hidden = true; $("game").hidden = true; $("setup").hidden = false;
+};
 
 // ------------------------------------------------------------------------------ replays
 const R = {id: null, steps: 0, players: 0, step: 0};
@@ -509,4 +514,18 @@ document.addEventListener("keydown", (ev) => {
   if (ev.key === "ArrowLeft") showStep(R.step - 1);
 });
 
-initSetup().catch((e) => showError(e.message));
+async function resume() {
+  const id = sessionStorage.getItem("truco-game");
+  if (!id) return;
+  try {
+    const st = await api("GET", `/api/games/${id}`);
+    if (st.view.done) return;
+    G.id = id; G.state = st; G.log = [{cls: "hand-end", text: "Match resumed"}];
+    $("setup").hidden = true; $("game").hidden = false;
+    render();
+  } catch (e) {
+    sessionStorage.removeItem("truco-game");       // dropped after its idle time
+  }
+}
+
+initSetup().then(resume).catch((e) => showError(e.message));
