@@ -52,7 +52,7 @@ class NewGame(BaseModel):
     target: Optional[int] = None
     flor: Optional[bool] = None
     pica_pica: Optional[bool] = None
-    senas: Optional[Literal["off", "traditional"]] = None
+    senas: Optional[Literal["off", "traditional", "learned"]] = None
     seed: Optional[int] = None
     advisor: Optional[str] = None
 
