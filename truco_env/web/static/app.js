@@ -151,7 +151,7 @@ function seatName(view, seat, me, agents) {
   if (me !== null && seat === me) return "You";
   const partner = me !== null && view.players > 2 && view.mode !== "destantado" &&
     sideOf(view, seat) === sideOf(view, me);
-  return `${partner ? "Partner" : "Player " + seat}${agent}`;
+  return `${partner ? (view.players > 4 ? "Partner P" + seat : "Partner") : "Player " + seat}${agent}`;
 }
 function sideName(view, side, me) {
   if (view.mode === "destantado") return seatName(view, side, me, null);
@@ -186,6 +186,8 @@ function renderTable(el, view, me, opts) {
     if (view.to_act === s) classes.push("turn");
     if (s === me) classes.push("me");
     if (view.out && view.out.includes(s)) classes.push("out");
+    const duel = view.pica_pica && view.duel !== null ? view.duels[view.duel] : null;
+    if (duel && !view.hand_over && !duel.seats.includes(s)) classes.push("out");   // not in this duel
     const badges = [];
     if (view.mano === s) badges.push('<span class="badge">mano</span>');
     if (view.gallo === s) badges.push('<span class="badge">gallo</span>');
@@ -224,7 +226,9 @@ function renderTable(el, view, me, opts) {
 function renderScore(el, view, me) {
   const rows = [];
   const n = view.score.length;
-  for (let k = 0; k < n; k++) {
+  const order = Array.from({length: n}, (_, k) => k);
+  if (!view.mode && me !== null && me % 2 === 1) order.reverse();      // your side first
+  for (const k of order) {
     const label = view.mode ? (me === k ? "You" : `Player ${k}`) : (me === null ? `Team ${k}` :
       k === me % 2 ? "Us" : "Them");
     const t = scoreText(view, view.score[k]);
