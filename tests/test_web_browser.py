@@ -9,7 +9,6 @@ the game's, saves a screenshot (its path is printed), then plays a few moves aga
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import statistics
 import tempfile
