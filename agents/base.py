@@ -27,6 +27,11 @@ class Agent:
     Subclasses implement :meth:`act_batch` (vectorized, from the compact observation) or
     override :meth:`act` (per decision, may use the decoded view); the default :meth:`act`
     calls :meth:`act_batch` on a batch of one.  ``seed`` makes every random choice reproducible.
+
+    Optional: ``advice(observation) -> {"probs": {action_id: probability}, "value": float or
+    None} | None``, what the agent thinks of one decision, over the legal actions only, for a
+    person who asks (the browser's advice mode, :mod:`truco_env.web`).  Agents that cannot say
+    do not define it; a trained policy (:meth:`agents.ppo_policy.PolicyAgent.advice`) does.
     """
 
     #: Short name used in tables and logs.

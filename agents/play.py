@@ -19,9 +19,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from truco_env.core import A_SENA0, ACTOR, TEAM
-from truco_env.game import Matches
+from truco_env.game import Matches, table_match
 from truco_env.loop import play
-from truco_env.rules import PRESETS, get_rules
+from truco_env.rules import PRESETS
 from truco_env.view import (action_text, decode_view, hand_summary, score_line, score_text,
                             seat_name)
 
@@ -69,14 +69,12 @@ def main(argv: Sequence[str] | None = None, input_fn: InputFn = input,
     """Run one match; returns the exit status (0 also when the person quits)."""
     ap = build_parser()
     args = ap.parse_args(argv)
-    if args.players is None:
-        args.players = 3 if args.rules in ("pata_de_gallo", "destantado") else 2
-    if not 0 <= args.seat < args.players:
-        ap.error(f"--seat must be in 0..{args.players - 1}")
     try:
-        rules = get_rules(args.rules, target=args.target, flor=args.flor,
-                          pica_pica=args.pica_pica, senas=args.senas)
-        game = Matches(1, args.players, rules)
+        game = table_match(args.rules, args.players, target=args.target, flor=args.flor,
+                           pica_pica=args.pica_pica, senas=args.senas)
+        rules, args.players = game.rules, game.players
+        if not 0 <= args.seat < args.players:
+            ap.error(f"--seat must be in 0..{args.players - 1}")
         seeds = np.random.SeedSequence(args.seed).generate_state(args.players)
         me = args.seat
         players: list = []

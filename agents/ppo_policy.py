@@ -158,8 +158,10 @@ class PolicyAgent(Agent):
     """
 
     def __init__(self, net: PolicyNet, greedy: bool = False, seed: int | None = None,
-                 name: str = "checkpoint"):
+                 name: str = "checkpoint", value_trained: bool = True):
         super().__init__(seed)
+        #: Whether the value head is the critic that was trained (not with critic=privileged).
+        self.value_trained = value_trained
         self.net = net.eval()
         self.greedy = greedy
         self.name = name
@@ -178,7 +180,9 @@ class PolicyAgent(Agent):
     def load(cls, path: str | os.PathLike, greedy: bool = False,
              seed: int | None = None) -> "PolicyAgent":
         ckpt = load_checkpoint(path)
-        return cls(net_from_checkpoint(ckpt), greedy=greedy, seed=seed, name=f"checkpoint:{path}")
+        shared = (ckpt.get("config") or {}).get("critic", "shared") == "shared"
+        return cls(net_from_checkpoint(ckpt), greedy=greedy, seed=seed, name=f"checkpoint:{path}",
+                   value_trained=shared)
 
     @torch.no_grad()
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -202,6 +206,26 @@ class PolicyAgent(Agent):
     def act(self, observation: dict, view: dict | None = None) -> int:
         return int(self.act_batch(observation["observation"][None],
                                   observation["action_mask"][None])[0])
+
+    @torch.no_grad()
+    def advice(self, observation: dict) -> dict | None:
+        """The policy's probability of each legal action (softmax over the masked logits) and
+        the value head's estimate of the position: the return the critic was trained on
+        (train.py: +1 a won match, -1 a lost one, plus ``winprob_reward`` times the change of
+        the side's match-win probability), so about ``2 P(win) - 1``; ``None`` when the value
+        head was not trained (``critic=privileged`` runs train a separate critic).  ``None``
+        altogether when no action is legal."""
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        if not mask.any():
+            return None
+        obs = np.asarray(observation["observation"], dtype=np.float32)[None]
+        if obs.shape[1] != self.obs_size:
+            raise ValueError(f"{self.name} reads {self.observation!r} observations of size "
+                             f"{self.obs_size}; got {obs.shape[1]}")
+        logits, value = self.net(torch.as_tensor(obs), torch.as_tensor(mask)[None])
+        p = torch.softmax(logits, dim=1)[0].numpy()
+        return {"probs": {int(a): float(p[a]) for a in np.flatnonzero(mask)},
+                "value": float(value[0]) if self.value_trained else None}
 
     def __repr__(self) -> str:
         return f"PolicyAgent({self.name!r}, greedy={self.greedy})"

@@ -517,6 +517,21 @@ class Matches:
         }
 
 
+def table_match(rules: str = "argentino", players: int | None = None, *,
+                target: int | None = None, flor: bool | None = None,
+                pica_pica: bool | None = None, senas: str | None = None) -> Matches:
+    """One match for people at a table (the terminal player ``agents.play`` and the browser,
+    :mod:`truco_env.web`): a preset, a player count (default: the preset's first, 3 for the
+    three-player modes) and the knobs a player may choose (``None``: the preset's).  Bad
+    values raise ``ValueError`` naming them.
+
+    >>> m = table_match("pata_de_gallo"); m.players, m.rules.target
+    (3, 30)
+    """
+    ruleset = get_rules(rules, target=target, flor=flor, pica_pica=pica_pica, senas=senas)
+    return Matches(1, ruleset.players_allowed[0] if players is None else players, ruleset)
+
+
 def illegal_message(action: Any, mask: np.ndarray, who: str) -> str:
     """The message of every illegal-action error: the action, who, and the legal actions."""
     legal = [(int(i), ACTIONS[i]) for i in np.flatnonzero(mask)]

@@ -15,9 +15,11 @@ True
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Iterator
 
-from .game import rules_from_dict
+import numpy as np
+
+from .game import Matches, RecordedDeals, rules_from_dict
 from .rules import ACTION_ID
 
 RECORD_FORMAT = "truco_env.record/1"
@@ -62,3 +64,38 @@ def replay(record: dict | str, **env_kwargs: Any):
                 raise ValueError(f"record hand {i}: unknown action {name!r}")
             e.step(ACTION_ID[name])
     return e
+
+
+def replay_steps(record: dict | str) -> Iterator[tuple[Matches, int, int | None]]:
+    """Step through a record in the match driver: yields ``(matches, hand, action)`` once as
+    each hand is dealt (``action`` ``None``) and once after each action, every action checked
+    for legality (a ``ValueError`` naming the hand otherwise).  ``matches`` is the same
+    :class:`truco_env.game.Matches` (N = 1) each time: copy ``matches.S`` to keep a position.
+
+    >>> import truco_env
+    >>> env = truco_env.env(); env.reset(seed=3); env.step(0)
+    >>> [(h, a) for _, h, a in replay_steps(env.unwrapped.record())]
+    [(0, None), (0, 0)]
+    """
+    record = load_record(record)
+    hands = record["hands"]
+    game = Matches(1, record["players"], rules_from_dict(record["rules"]),
+                   episode=record.get("episode", "match"), reward=record.get("reward"))
+    if not hands:
+        return
+    game.reset(score=record.get("start_score"), deals=RecordedDeals(hands, record["players"]))
+    for i, h in enumerate(hands):
+        if i:
+            if not game.next_hand(np.array([0])).size:
+                raise ValueError(f"record hand {i}: the match was over after hand {i - 1}")
+        yield game, i, None
+        for name in h["actions"]:
+            if name not in ACTION_ID:
+                raise ValueError(f"record hand {i}: unknown action {name!r}")
+            game.legal_mask()
+            try:
+                game.check_actions(np.array([ACTION_ID[name]]))
+            except ValueError as e:
+                raise ValueError(f"record hand {i}: {e}") from None
+            game.step(np.array([ACTION_ID[name]], dtype=np.int32))
+            yield game, i, ACTION_ID[name]
