@@ -426,3 +426,13 @@ def test_workers_share_the_chunks():
     res = tournament.run_tournament([("h", "heuristic"), ("r", "random")], 10, CFG, seed=2,
                                     workers=2, progress=False)
     assert res["pairs"][0]["matches"] == 20 and res["config"]["workers"] == 2
+
+
+def test_ray_backend_without_ray_says_how_to_install(monkeypatch, capsys):
+    import evaluate
+    monkeypatch.setitem(sys.modules, "ray", None)     # import ray -> ImportError
+    for cmd in (["random", "heuristic"], ["bluff", "random", "--vs", "heuristic"]):
+        assert evaluate.main([*cmd, "--matches", "4", "--backend", "ray", "--no-progress"]) == 2
+        assert 'pip install -e ".[ray]"' in capsys.readouterr().err
+    with pytest.raises(ValueError, match="backend='dask'"):
+        tournament.run_tournament([("r", "random"), ("h", "heuristic")], 4, CFG, backend="dask")
