@@ -60,9 +60,9 @@ def _run_args(ap: argparse.ArgumentParser) -> None:
 
 def _backend_args(ap: argparse.ArgumentParser, what: str = "the duplicate pairs") -> None:
     ap.add_argument("--backend", default="local", choices=BACKENDS,
-                    help=f"where {what} are played: local processes, or Ray tasks with the "
-                         f"same results for the same --seed and --workers (needs the ray extra; "
-                         f"default local)")
+                    help=f"where {what} are played: local processes (default), or Ray "
+                         f"tasks (needs the ray extra; --workers then defaults to Ray's CPUs); "
+                         f"the same --seed and --workers give the same results on both")
     ap.add_argument("--ray-address", dest="ray_address", default=None,
                     help="with --backend ray: a Ray cluster to join ('auto' finds a running "
                          "one, or ray://HOST:10001; default: start a local Ray with --workers "

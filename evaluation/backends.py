@@ -33,7 +33,8 @@ def worker_init() -> None:
 
 def init_ray(ray_address: str | None = None, num_cpus: int | None = None) -> Any:
     """The ``ray`` module, initialised: joined to ``ray_address``, or a local instance with
-    ``num_cpus`` CPUs (default: every core), without dashboard or worker logs."""
+    ``num_cpus`` CPUs (default: every core), without dashboard or worker logs, whose workers
+    run at this process's priority."""
     try:
         import ray
     except ImportError as exc:
@@ -42,6 +43,11 @@ def init_ray(ray_address: str | None = None, num_cpus: int | None = None) -> Any
         if ray_address:
             ray.init(address=ray_address, log_to_driver=False)
         else:
+            # Ray runs its task workers at niceness 15: on a machine busy with other work they
+            # get only what is left (a tournament 8x slower than the pool's, docs/evaluation.md).
+            # A local instance's workers are the work, so they run at our priority, as the
+            # pool's do (a RAY_worker_niceness of the user's wins).
+            os.environ.setdefault("RAY_worker_niceness", "0")
             ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
                      ignore_reinit_error=True)
     return ray

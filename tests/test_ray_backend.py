@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from evaluation import bluff, tournament
+from evaluation import backends, bluff, tournament
 from evaluation.tournament import GameConfig
 
 ray = pytest.importorskip("ray")
@@ -17,7 +17,7 @@ CFG = GameConfig(players=2, rules="argentino")
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    backends.init_ray(num_cpus=2)      # the backend's own local instance, two workers
     yield
     ray.shutdown()
 
