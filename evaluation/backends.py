@@ -15,6 +15,7 @@ caller's: the same ``workers`` gives the same tasks on both backends.
 from __future__ import annotations
 
 import os
+import socket
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 BACKENDS = ("local", "ray")
@@ -41,7 +42,14 @@ def init_ray(ray_address: str | None = None, num_cpus: int | None = None) -> Any
         raise RuntimeError(RAY_MISSING) from exc
     if not ray.is_initialized():
         if ray_address:
-            ray.init(address=ray_address, log_to_driver=False)
+            _check_listening(ray_address)
+            try:
+                ray.init(address=ray_address, log_to_driver=False)
+            except ConnectionError as exc:
+                raise RuntimeError(f"cannot join the Ray cluster at ray_address={ray_address!r} "
+                                   f"({exc}); expected a running cluster (ray start --head); "
+                                   f"one with token authentication also wants "
+                                   f"RAY_AUTH_MODE=token here") from exc
         else:
             # Ray runs its task workers at niceness 15: on a machine busy with other work they
             # get only what is left (a tournament 8x slower than the pool's, docs/evaluation.md).
@@ -51,6 +59,20 @@ def init_ray(ray_address: str | None = None, num_cpus: int | None = None) -> Any
             ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
                      ignore_reinit_error=True)
     return ray
+
+
+def _check_listening(ray_address: str) -> None:
+    """A ``HOST:PORT`` where nothing listens is an error now: ``ray.init`` would wait on it
+    (over 10 minutes, measured with Ray 2.60)."""
+    host, sep, port = ray_address.rpartition(":")
+    if "://" in ray_address or not sep or not port.isdigit():
+        return                                   # "auto", "ray://...": Ray's own checks
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as exc:
+        raise RuntimeError(f"bad value ray_address={ray_address!r}: nothing listens there "
+                           f"({exc}); expected a running Ray cluster's HOST:PORT "
+                           f"(ray start --head prints it) or 'auto'") from exc
 
 
 def resolve_workers(workers: int | None, backend: str = "local",

@@ -436,3 +436,11 @@ def test_ray_backend_without_ray_says_how_to_install(monkeypatch, capsys):
         assert 'pip install -e ".[ray]"' in capsys.readouterr().err
     with pytest.raises(ValueError, match="backend='dask'"):
         tournament.run_tournament([("r", "random"), ("h", "heuristic")], 4, CFG, backend="dask")
+
+
+def test_a_ray_address_where_nothing_listens_fails_at_once():
+    """ray.init would wait on it for minutes; the backend refuses it before calling Ray."""
+    from evaluation import backends
+    with pytest.raises(RuntimeError, match="ray_address='127.0.0.1:1': nothing listens"):
+        backends._check_listening("127.0.0.1:1")
+    backends._check_listening("auto")            # left to Ray
