@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Sequence
 
 from evaluation import bluff, exploit, probe, report, senas, tournament
+from evaluation.backends import BACKENDS
 from evaluation.tournament import GameConfig
 from truco_env.rules import PRESETS
 
@@ -57,6 +58,17 @@ def _run_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def _backend_args(ap: argparse.ArgumentParser, what: str = "the duplicate pairs") -> None:
+    ap.add_argument("--backend", default="local", choices=BACKENDS,
+                    help=f"where {what} are played: local processes (default), or Ray "
+                         f"tasks (needs the ray extra; --workers then defaults to Ray's CPUs); "
+                         f"the same --seed and --workers give the same results on both")
+    ap.add_argument("--ray-address", dest="ray_address", default=None,
+                    help="with --backend ray: a Ray cluster to join ('auto' finds a running "
+                         "one, or ray://HOST:10001; default: start a local Ray with --workers "
+                         "CPUs)")
+
+
 def _cfg(args, specs: Sequence[str]) -> GameConfig:
     """The game of the command: the agents' trained game unless told otherwise; agents trained
     for different games, or told to play a game of another mode (team game or three-player
@@ -84,11 +96,13 @@ def cmd_tournament(argv: list[str]) -> int:
     _run_args(ap)
     _game_args(ap)
     ap.add_argument("--bluff", action="store_true", help="add the bluff analytics to the report")
+    _backend_args(ap)
     args = ap.parse_args(argv)
     res = tournament.run_tournament(_labels(args.specs), args.matches, _cfg(args, args.specs),
                                     seed=args.seed,
                                     workers=args.workers, bluff=args.bluff,
-                                    progress=not args.no_progress)
+                                    progress=not args.no_progress, backend=args.backend,
+                                    ray_address=args.ray_address)
     folder = report.out_dir(args.out)
     print(report.write_tournament(res, folder))
     print(folder)
@@ -113,6 +127,7 @@ def cmd_bluff(argv: list[str]) -> int:
                                                  "folders, instead of playing")
     _run_args(ap)
     _game_args(ap)
+    _backend_args(ap)
     args = ap.parse_args(argv)
     if args.records:
         b, n = bluff.analyse_records(args.records)
@@ -123,7 +138,8 @@ def cmd_bluff(argv: list[str]) -> int:
         against = ([args.vs] if args.vs else []) + args.against
         cfg = _cfg(args, [args.spec] + against)
         b = bluff.play_against(args.spec, against, args.matches, cfg, seed=args.seed,
-                               workers=args.workers, progress=not args.no_progress)
+                               workers=args.workers, progress=not args.no_progress,
+                               backend=args.backend, ray_address=args.ray_address)
         c = b["config"]
         unit = ("deal sequences per opponent, each a three-way duplicate (every seat "
                 "rotation) against two copies of it" if c["mode"] != "teams"
@@ -211,6 +227,7 @@ def cmd_exploit(argv: list[str]) -> int:
                     help="more train.py config overrides for the best response")
     _run_args(ap)
     _game_args(ap)
+    _backend_args(ap, "the final measurement's duplicate pairs (the training runs here)")
     args = ap.parse_args(argv)
     budget = exploit.parse_budget(args.budget)
     folder = report.out_dir(args.out, "exploit")
@@ -219,7 +236,8 @@ def cmd_exploit(argv: list[str]) -> int:
                               workers=args.workers, progress=not args.no_progress,
                               eval_games=args.eval_games, num_envs=args.num_envs,
                               num_steps=args.num_steps, eval_every=args.eval_every,
-                              overrides=args.set,
+                              overrides=args.set, backend=args.backend,
+                              ray_address=args.ray_address,
                               script=Path(__file__).resolve().parent / "train.py")
     print(report.write_exploit(args.spec, res["curve"], res["run"], res["final"], folder, budget))
     print(folder)

@@ -665,7 +665,8 @@ def _play_chunk(args: tuple) -> tuple:
 
 
 def play_against(spec: str, opponents: Sequence[str], matches: int, cfg: Any, seed: int = 0,
-                 workers: int | None = None, progress: bool = True) -> dict[str, Any]:
+                 workers: int | None = None, progress: bool = True, backend: str = "local",
+                 ray_address: str | None = None) -> dict[str, Any]:
     """Bluff analytics and the three claims of ``spec`` from ``matches`` duplicate pairs
     against each opponent (default: itself, as a separate copy).  Every opponent sees the
     same deal sequence (:class:`truco_env.game.DuplicateDeals` from ``seed``).
@@ -677,16 +678,18 @@ def play_against(spec: str, opponents: Sequence[str], matches: int, cfg: Any, se
 
     Returns :func:`bluff_analytics` of every agent plus ``claims`` (:func:`bluff_claims` of
     the agent), ``matches`` (the agent's win rate and points per hand against each opponent,
-    :func:`evaluation.tournament.summarize_pair`) and ``config``.
+    :func:`evaluation.tournament.summarize_pair`) and ``config``.  ``workers``, ``backend``
+    and ``ray_address``: where the chunks are played, as in
+    :func:`evaluation.tournament.run_tournament`.
     """
-    from .tournament import (_chunks, _worker_init, load_agent, summarize_pair,
-                             summarize_three_way)
+    from . import backends
+    from .tournament import _chunks, load_agent, summarize_pair, summarize_three_way
     opponents = list(opponents) or [spec]
     names = claim_labels(spec, opponents)
     rules = cfg.ruleset()
     for s in [spec, *opponents]:
         load_agent(s, 0)  # fail fast on a bad spec
-    workers = workers or os.cpu_count() or 1
+    workers = backends.resolve_workers(workers, backend, ray_address)
     three = rules.mode != "teams"
     gid_span = 3 * matches + 3
     tasks = [(p, spec, o, lo, hi, cfg, seed, gid_span) for p, o in enumerate(opponents)
@@ -698,22 +701,12 @@ def play_against(spec: str, opponents: Sequence[str], matches: int, cfg: Any, se
         bar = tqdm(total=len(opponents) * matches, unit="pair", desc="duplicate pairs",
                    dynamic_ncols=True, file=sys.stderr)
     results = []
-    if workers <= 1 or len(tasks) == 1:
-        it = map(_play_chunk, tasks)
-        pool = None
-    else:
-        import multiprocessing as mp
-        pool = mp.get_context("spawn").Pool(min(workers, len(tasks)), initializer=_worker_init)
-        it = pool.imap_unordered(_play_chunk, tasks)
     try:
-        for r in it:
+        for r in backends.run_tasks(_play_chunk, tasks, workers, backend, ray_address):
             results.append(r)
             if bar is not None:
                 bar.update(len(r[2]["match"]) // (3 if three else 2))
     finally:
-        if pool is not None:
-            pool.close()
-            pool.join()
         if bar is not None:
             bar.close()
     results.sort(key=lambda r: (r[0], r[1]))
@@ -731,7 +724,8 @@ def play_against(spec: str, opponents: Sequence[str], matches: int, cfg: Any, se
     out["config"] = {"agent": spec, "opponents": names[1:], "players": cfg.players,
                      "rules": cfg.rules, "mode": rules.mode, "target": rules.target,
                      "flor": rules.flor,
-                     "matches_per_opponent": matches, "seed": seed}
+                     "matches_per_opponent": matches, "seed": seed, "workers": workers,
+                     "backend": backend}
     return out
 
 

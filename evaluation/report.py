@@ -98,7 +98,8 @@ def tournament_markdown(res: dict) -> str:
              f"{c['players']} players, {c['rules']}, match to {c['target']}"
              f"{', with flor' if c['flor'] else ''}; {c['matches_per_pair']} duplicate pairs "
              f"({2 * c['matches_per_pair']} matches) per pairing; seed {c['seed']}; "
-             f"{res['seconds']} s on {c['workers']} worker(s).", "",
+             f"{res['seconds']} s on {c['workers']} "
+             f"{'Ray ' if c.get('backend') == 'ray' else ''}worker(s).", "",
              "## Pairings", "",
              "| A | B | matches | A win rate | 95% CI | A net points/hand | 95% CI | "
              "A pts/hand | B pts/hand | hands/match |",

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import sys
 import time
 import dataclasses
@@ -41,6 +40,7 @@ from truco_env.rules import ConfigurationError, RuleSet, get_rules, plays_pica_p
 from truco_env.core import SOURCE_NAMES
 from truco_env.view import hand_points_by_source
 
+from . import backends
 from .bluff import EVENT_FIELDS, HAND_FIELDS, EventLog, bluff_analytics, concat_tables
 from .ratings import rating_table
 from .stats import duplicate_win_interval, effective_n, mean_interval, win_rate
@@ -286,23 +286,19 @@ def _task(args: tuple) -> tuple:
     return p_idx, lo, res, tables
 
 
-def _worker_init() -> None:
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    try:
-        import torch
-        torch.set_num_threads(1)
-    except ImportError:  # pragma: no cover
-        pass
-
-
 def run_tournament(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameConfig,
                    seed: int = 0, workers: int | None = None, bluff: bool = False,
-                   progress: bool = True) -> dict[str, Any]:
+                   progress: bool = True, backend: str = "local",
+                   ray_address: str | None = None) -> dict[str, Any]:
     """Every pair of ``entrants`` (``(label, spec)``) over ``matches`` duplicate pairs.
 
     Returns ``{"config", "agents", "pairs", "ratings", "win_matrix", "seconds", "bluff"}``
     (``bluff``: :func:`evaluation.bluff.bluff_analytics` of every decision, or ``None``).
-    ``workers`` processes share the chunks (default: every core).
+    The pairs are played in chunks sized for ``workers`` (default: every core, or every CPU
+    of the Ray cluster), as :mod:`evaluation.backends` tasks: ``backend="local"`` processes,
+    or ``"ray"`` tasks (``ray_address``: a cluster, default a local Ray instance).  The same
+    seed and ``workers`` give the same tables on both backends.  Three-player modes are
+    played in this process (:func:`run_three_way`).
     """
     labels = [a[0] for a in entrants]
     specs = [a[1] for a in entrants]
@@ -315,48 +311,38 @@ def run_tournament(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameC
         load_agent(spec, 0)  # fail fast on a bad spec
     if rules.mode != "teams":
         return run_three_way(entrants, matches, cfg, seed=seed, progress=progress, bluff=bluff)
-    workers = workers or os.cpu_count() or 1
+    workers = backends.resolve_workers(workers, backend, ray_address)
     pairs = list(itertools.combinations(range(len(entrants)), 2))
     gid_span = 2 * matches + 2
     tasks = [(p, i, j, specs[i], specs[j], lo, hi, cfg, seed, bluff, gid_span)
              for p, (i, j) in enumerate(pairs) for lo, hi in _chunks(matches, workers)]
-    out: dict[int, list] = {p: [] for p in range(len(pairs))}
-    ev_parts, hand_parts = [], []
     t0 = time.time()
     bar = None
     if progress:
         from tqdm import tqdm
         bar = tqdm(total=len(pairs) * matches, unit="pair", desc="duplicate pairs",
                    dynamic_ncols=True, file=sys.stderr)
-
-    def collect(r):
-        p_idx, lo, res, tables = r
-        out[p_idx].append((lo, res))
-        if tables is not None:
-            ev_parts.append(tables[0])
-            hand_parts.append(tables[1])
+    done = []
+    try:
+        for r in backends.run_tasks(_task, tasks, workers, backend, ray_address):
+            done.append(r)
+            if bar is not None:
+                bar.update(len(r[2]["match"]) // 2)
+    finally:
         if bar is not None:
-            bar.update(len(res["match"]) // 2)
-
-    if workers <= 1 or len(tasks) == 1:
-        for t in tasks:
-            collect(_task(t))
-    else:
-        import multiprocessing as mp
-        ctx = mp.get_context("spawn")
-        with ctx.Pool(min(workers, len(tasks)), initializer=_worker_init) as pool:
-            for r in pool.imap_unordered(_task, tasks):
-                collect(r)
-    if bar is not None:
-        bar.close()
+            bar.close()
     seconds = time.time() - t0
+    done.sort(key=lambda r: (r[0], r[1]))     # completion order -> (pairing, first match)
+    out: dict[int, list] = {p: [r[2] for r in done if r[0] == p] for p in range(len(pairs))}
+    ev_parts = [r[3][0] for r in done if r[3] is not None]
+    hand_parts = [r[3][1] for r in done if r[3] is not None]
 
     K = len(entrants)
     wins = np.zeros((K, K))
     pair_wins: dict[tuple[int, int], np.ndarray] = {}
     pair_rows = []
     for p, (i, j) in enumerate(pairs):
-        parts = [r for _, r in sorted(out[p], key=lambda x: x[0])]
+        parts = out[p]
         res = {k: np.concatenate([r[k] for r in parts]) for k in parts[0]}
         pw = res["a_won"].reshape(-1, 2).sum(axis=1)
         pair_wins[(i, j)] = pw
@@ -365,7 +351,7 @@ def run_tournament(entrants: Sequence[tuple[str, Any]], matches: int, cfg: GameC
         pair_rows.append({"a": labels[i], "b": labels[j], **summarize_pair(res)})
     result = {"config": {"players": cfg.players, "rules": cfg.rules, "target": rules.target,
                          "flor": rules.flor, "matches_per_pair": matches, "seed": seed,
-                         "workers": workers},
+                         "workers": workers, "backend": backend},
               "agents": [{"label": lab, "spec": str(s)} for lab, s in entrants],
               "pairs": pair_rows,
               "ratings": rating_table(wins, pair_wins, labels, specs, reps=1000, seed=seed),

@@ -426,3 +426,21 @@ def test_workers_share_the_chunks():
     res = tournament.run_tournament([("h", "heuristic"), ("r", "random")], 10, CFG, seed=2,
                                     workers=2, progress=False)
     assert res["pairs"][0]["matches"] == 20 and res["config"]["workers"] == 2
+
+
+def test_ray_backend_without_ray_says_how_to_install(monkeypatch, capsys):
+    import evaluate
+    monkeypatch.setitem(sys.modules, "ray", None)     # import ray -> ImportError
+    for cmd in (["random", "heuristic"], ["bluff", "random", "--vs", "heuristic"]):
+        assert evaluate.main([*cmd, "--matches", "4", "--backend", "ray", "--no-progress"]) == 2
+        assert 'pip install -e ".[ray]"' in capsys.readouterr().err
+    with pytest.raises(ValueError, match="backend='dask'"):
+        tournament.run_tournament([("r", "random"), ("h", "heuristic")], 4, CFG, backend="dask")
+
+
+def test_a_ray_address_where_nothing_listens_fails_at_once():
+    """ray.init would wait on it for minutes; the backend refuses it before calling Ray."""
+    from evaluation import backends
+    with pytest.raises(RuntimeError, match="ray_address='127.0.0.1:1': nothing listens"):
+        backends._check_listening("127.0.0.1:1")
+    backends._check_listening("auto")            # left to Ray

@@ -1,6 +1,7 @@
 """Layers point down: the game imports nothing above it, and no script imports a script.
 
     truco_env  <-  agents  <-  evaluation  <-  training  <-  train.py / evaluate.py
+                                                            examples/*.py, benchmarks/*.py
 """
 import ast
 from pathlib import Path
@@ -34,9 +35,12 @@ def test_a_package_imports_only_below_it(package):
 
 
 def test_no_script_imports_a_script_or_edits_sys_path():
-    scripts = [ROOT / "train.py", ROOT / "evaluate.py", *sorted((ROOT / "benchmarks").glob("*.py"))]
+    examples = sorted((ROOT / "examples").glob("*.py"))
+    scripts = [ROOT / "train.py", ROOT / "evaluate.py", *sorted((ROOT / "benchmarks").glob("*.py")),
+               *examples]
+    names = SCRIPTS | {f.stem for f in examples}
     for f in scripts:
-        assert not imported_top_modules(f) & SCRIPTS, f"{f.name} imports a script"
+        assert not imported_top_modules(f) & names, f"{f.name} imports a script"
         assert "sys.path" not in f.read_text(), f"{f.name} edits sys.path"
     for f in sorted((ROOT / "tests").rglob("*.py")):
         if f.name != "test_layers.py":
