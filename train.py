@@ -3,6 +3,8 @@
     python train.py                                     # configs/default.yaml
     python train.py --config configs/2v2.yaml total_steps=2e6 seed=3
     python train.py --resume runs/default total_steps=2e7
+    python train.py backend=ray workers=2               # rollouts on Ray actors (a cluster:
+                                                        #   ray_address=auto)
     python train.py --help                              # every config key, with its help
 
 One policy plays every seat (the observation encodes the seat relative to the mano and team-
@@ -23,8 +25,16 @@ seat's turn.  Values come from the policy's own head (default) or from a
 privileged critic that also sees every hand (``critic=privileged``, :mod:`training.critic`;
 training only).
 
+The games are stepped by rollout workers (:mod:`training.worker`), one class for both backends:
+``backend=local`` has one in this process with every game and the learner's own networks;
+``backend=ray`` has ``workers`` Ray actors with ``num_envs / workers`` games each and CPU copies
+of the networks (:mod:`training.ray_backend`; a dead actor is replaced and its rollout redone).
+Each returns its trained transitions with their advantages and its matches' results; this file
+keeps the learner: the networks, the update, the pool (snapshots, PFSP), evaluations and logs.
+
 Checkpoints hold everything the run needs to continue as if never stopped: networks, optimizer,
-pool, every random stream, the matches in flight and the carried transitions; ``--resume``
+pool, every random stream, the matches in flight and the carried transitions (each worker's
+state); ``--resume``
 after a kill redoes the iterations since the last checkpoint and drops their metrics rows
 first.  Periodic evaluations play duplicate pairs on fixed deals against the baselines, the
 held-out styles of :mod:`agents.zoo` and the policy of the previous evaluation.
@@ -33,8 +43,8 @@ Outputs go to ``runs/<run_name>/`` (printed at the start): ``config.yaml`` (reso
 ``checkpoints/latest.pt`` (atomic), ``metrics.csv``, TensorBoard events, ``summary.json`` and
 ``summary.md``.  The config (:mod:`training.config`), the opponent pool (:mod:`training.pool`),
 the reward shaping (:mod:`training.shaping`), the evaluation matches (:mod:`training.win_rates`),
-the output files (:mod:`training.logger`) and the PPO update (:mod:`training.ppo`) are small
-modules; the rollout loop is here.
+the output files (:mod:`training.logger`), the PPO update (:mod:`training.ppo`) and the rollout
+(:mod:`training.worker`) are small modules; the learner's loop is here.
 """
 from __future__ import annotations
 

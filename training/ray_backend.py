@@ -80,6 +80,7 @@ class RayBackend:
         self.remote = ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker)
         self.generation = [0] * cfg.workers
         self.actors = [self._start(k) for k in range(cfg.workers)]
+        ray.get([a.ready.remote() for a in self.actors])  # started before the clock starts
         self.known: list[set[str]] = [set() for _ in self.actors]
         self.replaced = 0
 

@@ -138,6 +138,10 @@ class RolloutWorker:
         self.net = self.critic = self.exploiter = None
         self._own = None              # CPU networks that load_weights fills (a Ray actor's)
 
+    def ready(self) -> bool:
+        """(A Ray actor's constructor runs in the background: this waits for it.)"""
+        return True
+
     # ------------------------------------------------------------------ networks
     def make_net(self):
         """A policy network of the run's shape; building it draws no number from any stream
