@@ -228,7 +228,7 @@ def plot_learning_curve(run_dir, out_png, exploit_dirs: Sequence = (), title: st
     of ``exploit_dirs``) into ``out_png`` (written atomically); returns its path.  Raises
     :class:`CurveError` for a folder without metrics.csv (or config.yaml, unless
     ``eval_games`` is given)."""
-    from evaluation.report import _plt, _save_atomic
+    from evaluation.report import _plt
     run = read_run(Path(run_dir), eval_games)
     exploits = [read_exploit(Path(d)) for d in exploit_dirs]
     out = Path(out_png)
@@ -285,6 +285,12 @@ def plot_learning_curve(run_dir, out_png, exploit_dirs: Sequence = (), title: st
         ax.legend(fontsize=8, loc="lower right")
 
     fig.suptitle(title if title is not None else _title(Path(run_dir), run), fontsize=11)
+    return _write(plt, fig, out)
+
+
+def _write(plt, fig, out: Path) -> Path:
+    """Lay out ``fig``, write it to ``out`` atomically and close it."""
+    from evaluation.report import _save_atomic
     fig.tight_layout()
     try:
         _save_atomic(fig, out)
@@ -298,7 +304,7 @@ def plot_compare(run_dirs: Sequence, out_png, opponent: str = "heuristic",
     """Runs side by side (e.g. the same config on two backends): each run's periodic win rate
     against ``opponent`` by environment steps (left: what it learns per step) and by training
     time (right: how fast), with 95% Wilson bands; written atomically to ``out_png``."""
-    from evaluation.report import _plt, _save_atomic
+    from evaluation.report import _plt
     runs = [(Path(d).resolve().name, read_run(Path(d))) for d in run_dirs]
     out = Path(out_png)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -321,12 +327,7 @@ def plot_compare(run_dirs: Sequence, out_png, opponent: str = "heuristic",
     axes[1].legend(fontsize=8, loc="lower right", title="run", title_fontsize=8)
     fig.suptitle(title or f"Periodic evaluations against {opponent} "
                  f"({runs[0][1]['matches']} matches each; 95% Wilson band)", fontsize=11)
-    fig.tight_layout()
-    try:
-        _save_atomic(fig, out)
-    finally:
-        plt.close(fig)
-    return out
+    return _write(plt, fig, out)
 
 
 # ============================================================================ command line
