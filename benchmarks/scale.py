@@ -12,7 +12,7 @@ per second and learner transitions per second (a transition is a learner decisio
 decisions are not trained).  (b) :func:`training.ppo.ppo_update` on ``--device`` on a synthetic
 batch as large as a rollout of the config gives (``num_envs * num_steps`` times the learner
 fraction measured in (a)): transitions per second of update.  (c) ``python train.py`` (a
-fresh process each, one after the other), the same config and steps for each backend (no evaluation, checkpoints as configured);
+fresh process each, one after the other), the same config, steps and ``device`` for each backend (no evaluation, checkpoints as configured);
 SPS as train.py reports it, and as a ratio to the local backend.  (d) The model: a synchronous
 iteration is a rollout (the workers in parallel) then an update, so ``w`` workers give
 ``1 / (1 / (w * r) + 1 / u)`` transitions per second, with ``r`` a worker's and ``u`` the
@@ -108,7 +108,8 @@ def end_to_end(config: str, values: dict, steps: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", default=str(DEFAULT_CONFIG))
-    ap.add_argument("--device", default="cpu", help="the learner's device in (b): cpu, cuda")
+    ap.add_argument("--device", default="cpu", help="the learner's device in (b) and (c): "
+                                                    "cpu, cuda")
     ap.add_argument("--steps", type=float, default=3e6,
                     help="environment steps of each end-to-end run (0 = skip (c))")
     ap.add_argument("--rollouts", type=int, default=5, help="timed rollouts in (a)")
@@ -133,7 +134,8 @@ def main() -> None:
     print(f"(b) learner update on {args.device} ({threads} threads on a CPU), batch of "
           f"{batch:,} transitions x {cfg.update_epochs} epochs: {u:,.0f} transitions/s")
     if args.steps > 0:
-        config, extra_values = os.path.abspath(args.config), parse_overrides(args.overrides)
+        config = os.path.abspath(args.config)
+        extra_values = {**parse_overrides(args.overrides), "device": args.device}
         runs = [("local", {}), ("ray, 1 worker", {"backend": "ray", "workers": 1}),
                 ("ray, 2 workers", {"backend": "ray", "workers": 2})]
         sps = [(name, end_to_end(config, {**extra_values, **extra}, int(args.steps)))
