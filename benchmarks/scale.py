@@ -12,8 +12,9 @@ per second and learner transitions per second (a transition is a learner decisio
 decisions are not trained).  (b) :func:`training.ppo.ppo_update` on ``--device`` on a synthetic
 batch as large as a rollout of the config gives (``num_envs * num_steps`` times the learner
 fraction measured in (a)): transitions per second of update.  (c) ``python train.py`` (a
-fresh process each, one after the other), the same config, steps and ``device`` for each backend (no evaluation, checkpoints as configured);
-SPS as train.py reports it, and as a ratio to the local backend.  (d) The model: a synchronous
+fresh process each, one after the other), the same config, steps and ``device`` for each
+backend (no evaluation, checkpoints as configured); SPS as train.py reports it, and as a ratio
+to the local backend.  (d) The model: a synchronous
 iteration is a rollout (the workers in parallel) then an update, so ``w`` workers give
 ``1 / (1 / (w * r) + 1 / u)`` transitions per second, with ``r`` a worker's and ``u`` the
 learner's rate; the learner saturates (the update takes as long as the rollout, and more workers

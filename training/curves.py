@@ -314,9 +314,11 @@ def plot_compare(run_dirs: Sequence, out_png, opponent: str = "heuristic",
         d = run["evals"].get(opponent)
         if d is None:
             raise CurveError(f"{name}: no eval/win_rate_{opponent} column with values")
-        color = OTHER_COLORS[i % len(OTHER_COLORS)]
-        _band(axes[0], d["steps"] / 1e6, d, color, name)
-        _band(axes[1], d["seconds"] / 60.0, d, color, name)
+        # markers and dashes tell apart runs that coincide (one config on two backends)
+        style = {"color": OTHER_COLORS[i % len(OTHER_COLORS)], "label": name,
+                 "marker": "osD^v"[i % 5], "ls": ("-", "--", ":", "-.")[i % 4]}
+        _band(axes[0], d["steps"] / 1e6, d, **style)
+        _band(axes[1], d["seconds"] / 60.0, d, **style)
     for ax, label in zip(axes, ("environment steps (millions)", "training time (minutes)")):
         ax.axhline(0.5, color="black", ls="--", lw=0.9)
         ax.set_xlim(left=0)

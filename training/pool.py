@@ -233,7 +233,6 @@ class Pool:
                     mine[n].wins, mine[n].games = b["wins"], b["games"]
                     set_agent_rng_state(mine[n].agent, b["random"])
 
-
     # ------------------------------------------------------------------ replicas
     def sync_message(self, known: set[str]) -> dict:
         """What a worker's replica needs to match this pool: the membership in order, the
