@@ -3,6 +3,8 @@
     python train.py                                     # configs/default.yaml
     python train.py --config configs/2v2.yaml total_steps=2e6 seed=3
     python train.py --resume runs/default total_steps=2e7
+    python train.py backend=ray workers=2               # rollouts on Ray actors (a cluster:
+                                                        #   ray_address=auto)
     python train.py --help                              # every config key, with its help
 
 One policy plays every seat (the observation encodes the seat relative to the mano and team-
@@ -23,8 +25,16 @@ seat's turn.  Values come from the policy's own head (default) or from a
 privileged critic that also sees every hand (``critic=privileged``, :mod:`training.critic`;
 training only).
 
+The games are stepped by rollout workers (:mod:`training.worker`), one class for both backends:
+``backend=local`` has one in this process with every game and the learner's own networks;
+``backend=ray`` has ``workers`` Ray actors with ``num_envs / workers`` games each and CPU copies
+of the networks (:mod:`training.ray_backend`; a dead actor is replaced and its rollout redone).
+Each returns its trained transitions with their advantages and its matches' results; this file
+keeps the learner: the networks, the update, the pool (snapshots, PFSP), evaluations and logs.
+
 Checkpoints hold everything the run needs to continue as if never stopped: networks, optimizer,
-pool, every random stream, the matches in flight and the carried transitions; ``--resume``
+pool, every random stream, the matches in flight and the carried transitions (each worker's
+state); ``--resume``
 after a kill redoes the iterations since the last checkpoint and drops their metrics rows
 first.  Periodic evaluations play duplicate pairs on fixed deals against the baselines, the
 held-out styles of :mod:`agents.zoo` and the policy of the previous evaluation.
@@ -33,8 +43,8 @@ Outputs go to ``runs/<run_name>/`` (printed at the start): ``config.yaml`` (reso
 ``checkpoints/latest.pt`` (atomic), ``metrics.csv``, TensorBoard events, ``summary.json`` and
 ``summary.md``.  The config (:mod:`training.config`), the opponent pool (:mod:`training.pool`),
 the reward shaping (:mod:`training.shaping`), the evaluation matches (:mod:`training.win_rates`),
-the output files (:mod:`training.logger`) and the PPO update (:mod:`training.ppo`) are small
-modules; the rollout loop is here.
+the output files (:mod:`training.logger`), the PPO update (:mod:`training.ppo`) and the rollout
+(:mod:`training.worker`) are small modules; the learner's loop is here.
 """
 from __future__ import annotations
 
@@ -54,11 +64,11 @@ from training.config import Config, parse_args, pick_device
 from training.logger import (Logger, eval_line, outputs_line, short_name, write_atomic,
                              write_summary)
 from training.logger import eval_names as logger_eval_names
-from training.pool import (Opponent, Pool, frozen_copy, make_baselines, make_heldout,
-                           make_styles)
+from training.pool import Opponent, Pool, frozen_copy, make_baselines, make_heldout
 from training.ppo import ppo_update
-from training.rollout import SeatBuffer
-from training.shaping import Shaper, win_potential
+from training.rollout import Batch
+from training.shaping import win_potential
+from training.worker import make_backend, make_env
 from training.win_rates import EVAL_SEED, FINAL_SEED, evaluate_all, game_config
 
 
@@ -66,7 +76,6 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     import torch
     from agents.ppo_policy import (CheckpointError, PolicyNet, load_checkpoint,
                                    net_from_checkpoint, save_checkpoint)
-    from truco_env import VectorTrucoEnv
     from training.critic import Critic
     from truco_env.observe import COMPACT_SIZE, HIDDEN_SIZE, LAYOUT_VERSION
 
@@ -86,34 +95,23 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
 
-    venv = VectorTrucoEnv(cfg.num_envs, players=cfg.players, rules=cfg.rules, target=cfg.target,
-                          flor=cfg.flor, pica_pica=cfg.pica_pica, observation=cfg.observation,
-                          **cfg.sena_knobs(),
-                          episode=cfg.episode, deck=cfg.deck, calls=cfg.calls,
-                          check_actions=False,
-                          seed=cfg.seed)
-    obs, info = venv.reset()
-    N, P, D, A = cfg.num_envs, cfg.players, venv.observation_size, venv.num_actions
-    target = venv.rules.target
+    probe = make_env(cfg, 1, cfg.seed)   # the sizes; the games are the workers'
+    N, D, A = cfg.num_envs, probe.observation_size, probe.num_actions
+    target = probe.rules.target
     net = PolicyNet(D, A, tuple(cfg.hidden)).to(device)
     privileged = cfg.critic == "privileged"
     critic = Critic(COMPACT_SIZE + HIDDEN_SIZE, tuple(cfg.critic_hidden)).to(device) \
         if privileged else None
     params = list(net.parameters()) + (list(critic.parameters()) if critic else [])
     optimizer = torch.optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
-    baselines = make_baselines(cfg)
-    pool = Pool(cfg, baselines, rng, make_styles(cfg))
+    baselines = make_baselines(cfg)      # evaluated against; the workers train with their own
+    pool = Pool(cfg, baselines, rng)     # the population and PFSP results; workers draw from it
     heldout = make_heldout(cfg) if cfg.eval_heldout else {}
     potential = win_potential(cfg, baselines.get("heuristic")) if cfg.winprob_reward else None
-    shaper = Shaper(cfg, N, target, potential)
-    buf = SeatBuffer(N, P, {"obs": ((D,), np.float32), "mask": ((A,), np.bool_),
-                            "act": ((), np.int64), "logp": ((), np.float32),
-                            "hid": ((HIDDEN_SIZE if privileged else 0,), np.float32)},
-                     N * cfg.num_steps)
     # ---- the exploiter (exploiter_weight > 0): a second network that plays only against the
     # learner and is trained to beat it; it starts as a copy of the learner and, after
     # exploiter_reset_every iterations, joins the pool as a snapshot and starts again.
-    exploiter = x_optimizer = xbuf = None
+    exploiter = x_optimizer = None
     exploiter_born = 0
 
     def new_exploiter(born: int) -> None:
@@ -126,33 +124,25 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         exploiter_born = born
         pool.exploiter.wins = pool.exploiter.games = 0.0
 
-    def retire_exploiter() -> None:
+    def retire_exploiter() -> None:  # (the workers drop its pending transitions: born changed)
         pool.add_snapshot(exploiter, prefix="exploiter")
-        xbuf.last[:] = -1        # its pending transitions were drawn by the retiring weights
         new_exploiter(iteration)
 
     if cfg.exploiter_weight > 0:
-        xbuf = SeatBuffer(N, P, {"obs": ((D,), np.float32), "mask": ((A,), np.bool_),
-                                 "act": ((), np.int64), "logp": ((), np.float32)},
-                          N * cfg.num_steps)
-        pool.exploiter = Opponent("exploiter", None, "exploiter")  # acts in the rollout below
+        pool.exploiter = Opponent("exploiter", None, "exploiter")  # acts in the workers' games
         new_exploiter(0)
-    # ---- opponents per game: None = self-play; learner_team = the team the learner plays
-    opponents: list = pool.sample(N)
-    # Three-player modes (issue 12): every seat is its own side; the learner holds one seat.
-    per_seat = venv.game.per_seat
-    sides = P if per_seat else 2
-    learner_team = rng.integers(0, sides, N)
-    seat_team = np.arange(P) if per_seat else np.arange(P) % 2
-    step_in_match = np.zeros(N, np.int64)
     past = None          # the policy of the previous evaluation (evaluated against)
     global_step, iteration, elapsed_before = 0, 0, 0.0
+    # ---- the rollout workers (training.worker): the games, their opponents, the carried
+    # transitions; local = one in this process, ray = `workers` Ray actors
+    backend = make_backend(cfg, potential)
 
     if resume_from is not None:  # the run folder is not touched until the checkpoint loads
         ckpt = load_checkpoint(resume_from, map_location=device)
         for key in ("hidden", "critic_hidden", "observation", "critic", "players", "rules",
-                    "num_envs"):
-            if ckpt["config"].get(key) != getattr(cfg, key):
+                    "num_envs", "workers"):
+            if ckpt["config"].get(key, 1 if key == "workers" else None) != getattr(cfg, key):
+                backend.close()
                 raise CheckpointError(f"checkpoint {str(resume_from)!r} has {key}="
                                       f"{ckpt['config'].get(key)!r}; the config asks for "
                                       f"{key}={getattr(cfg, key)!r} (it cannot change on resume)")
@@ -167,14 +157,7 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
             elapsed_before = float(ckpt["elapsed"])
             rng.bit_generator.state = ckpt["rng"]["numpy"]
             pool.load_state(ckpt["pool"], lambda: PolicyNet(D, A, tuple(cfg.hidden)))
-            run = arrays(ckpt["run"])  # the matches in flight and their bookkeeping
-            venv.load_state(run["env"])
-            obs, info = venv.observe()
-            names = pool.by_name()
-            opponents = [None if n is None else names[tuple(n)] for n in run["opponents"]]
-            learner_team, step_in_match = run["learner_team"], run["step_in_match"]
-            shaper.prev_score[:], shaper.prev_phi[:] = run["shaper"]
-            buf.load_state(run["buffer"])
+            backend.load_state(ckpt["workers"])  # the matches in flight, carried transitions
             if ckpt["past"] is not None:
                 past = PolicyNet(D, A, tuple(cfg.hidden))
                 past.load_state_dict(ckpt["past"])
@@ -183,9 +166,9 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                 exploiter.load_state_dict(x["model"])
                 x_optimizer.load_state_dict(x["optimizer"])
                 exploiter_born = int(x["born"])
-                xbuf.load_state(arrays(x["buffer"]))
             torch.set_rng_state(ckpt["rng"]["torch"].cpu())  # last: building nets draws from it
         except (KeyError, ValueError, RuntimeError, TypeError) as exc:
+            backend.close()
             raise CheckpointError(f"checkpoint {str(resume_from)!r} cannot be resumed: "
                                   f"{type(exc).__name__}: {exc}") from None
         print(f"resuming {run_dir} from step {global_step:,} (iteration {iteration})")
@@ -203,17 +186,13 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
             "hidden": list(cfg.hidden), "observation": cfg.observation,
             "layout_version": LAYOUT_VERSION, "config": dataclasses.asdict(cfg),
             "global_step": global_step, "iteration": iteration,
-            "elapsed": time.time() - start_time, "pool": pool.state(opponents),
+            "elapsed": time.time() - start_time, "pool": pool.state(),
             "rng": {"numpy": rng.bit_generator.state, "torch": torch.get_rng_state()},
-            "run": tensors({"env": venv.state_dict(), "learner_team": learner_team.copy(),
-                    "opponents": [None if o is None else (o.kind, o.name) for o in opponents],
-                    "step_in_match": step_in_match.copy(),
-                    "shaper": (shaper.prev_score.copy(), shaper.prev_phi.copy()),
-                    "buffer": buf.state()}),
+            "workers": backend.state(),
             "past": None if past is None else past.state_dict(),
             "exploiter": None if exploiter is None else {
                 "model": exploiter.state_dict(), "optimizer": x_optimizer.state_dict(),
-                "born": exploiter_born, "buffer": tensors(xbuf.state())}}
+                "born": exploiter_born}}
         save_checkpoint(ckpt_dir / "latest.pt", payload)
         if cfg.keep_every and iteration % cfg.keep_every == 0:  # a curve's points
             save_checkpoint(ckpt_dir / f"step_{global_step}.pt", payload)
@@ -230,19 +209,6 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         return global_step >= cfg.total_steps or (
             cfg.time_budget > 0 and time.time() - start_time >= cfg.time_budget)
 
-    def sample(model, o_t: torch.Tensor, mask: np.ndarray):
-        """One sampled action per row from ``model``: ``(actions, their log-probabilities, the
-        model's own values)`` (numpy actions; the rest tensors; no gradient)."""
-        with torch.no_grad():
-            logits, v = model(o_t, torch.from_numpy(mask).to(device).bool())
-            logprobs = torch.log_softmax(logits, 1)
-            a = torch.multinomial(logprobs.exp(), 1)
-            return a.squeeze(1).cpu().numpy(), logprobs.gather(1, a).squeeze(1), v
-
-    def values(o_t: torch.Tensor, h: np.ndarray, shared: torch.Tensor) -> torch.Tensor:
-        return critic(o_t[:, :COMPACT_SIZE], torch.from_numpy(h).to(device)) \
-            if critic is not None else shared
-
     while not finished():
         iteration += 1
         frac = 1.0 - (global_step / cfg.total_steps)
@@ -250,84 +216,20 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
             frac = min(frac, 1.0 - (time.time() - start_time) / cfg.time_budget)
         lr = cfg.learning_rate * frac if cfg.anneal_lr else cfg.learning_rate
         optimizer.param_groups[0]["lr"] = lr
-        t_rollout = time.time()
-        buf.begin()           # the transitions the last rollout cut come first
-        if xbuf is not None:
-            xbuf.begin()
-        carried = buf.carried
-        is_opp = np.array([o is not None for o in opponents])
-        opp_ids = np.array([id(o) for o in opponents])
-        by_id = {id(o): o for o in opponents}
-        match_len = []
-        results: dict[str, list[float]] = {k: [] for k in Pool.KINDS}
-
         # ---------------------------------------------------------------- rollout
-        for _ in range(cfg.num_steps):
-            o, m, actor = obs["observation"], obs["action_mask"], info["actor"]
-            learner = ~is_opp | (seat_team[actor] == learner_team)
-            L = np.flatnonzero(learner)
-            actions = np.zeros(N, np.int64)
-            if len(L):
-                hid = venv.hidden()[L] if privileged else np.zeros((len(L), 0), np.float32)
-                o_t = torch.from_numpy(o[L]).to(device)
-                a, logp, shared_v = sample(net, o_t, m[L])
-                with torch.no_grad():
-                    value = values(o_t, hid, shared_v)
-                actions[L] = a
-                buf.add(L, actor[L], value.cpu().numpy(), obs=o[L], mask=m[L], act=a,
-                        logp=logp.cpu().numpy(), hid=hid)
-            R = np.flatnonzero(~learner)
-            if len(R):
-                for oid in np.unique(opp_ids[R]):
-                    rows = R[opp_ids[R] == oid]
-                    if by_id[oid].kind != "exploiter":
-                        actions[rows] = by_id[oid].agent.act_batch(o[rows], m[rows])
-                        continue
-                    # the exploiter samples and keeps its transitions
-                    a, logp, x_value = sample(exploiter, torch.from_numpy(o[rows]).to(device),
-                                              m[rows])
-                    actions[rows] = a
-                    xbuf.add(rows, actor[rows], x_value.cpu().numpy(), obs=o[rows],
-                             mask=m[rows], act=a, logp=logp.cpu().numpy())
-
-            obs, rewards, dones, info = venv.step(actions)
-            step_in_match += 1
-            if shaper.active:  # a team's shaping goes to every seat of the team
-                rewards = rewards + shaper(info["score"], dones)[:, seat_team]
-            buf.reward(rewards)
-            if xbuf is not None:
-                xbuf.reward(rewards)
-            if dones.any():
-                G = np.flatnonzero(dones)
-                buf.end(G)
-                if xbuf is not None:
-                    xbuf.end(G)
-                match_len.extend(step_in_match[G].tolist())
-                step_in_match[G] = 0
-                for g in G:
-                    opp = opponents[g]
-                    if opp is not None:
-                        won = float(info["winner"][g] == learner_team[g])
-                        opp.wins += won
-                        opp.games += 1
-                        results[opp.kind].append(won)
-                for g, opp in zip(G, pool.sample(len(G))):
-                    opponents[g] = opp
-                    by_id[id(opp)] = opp
-                is_opp[G] = [opponents[g] is not None for g in G]
-                opp_ids[G] = [id(opponents[g]) for g in G]
-                learner_team[G] = rng.integers(0, sides, len(G))
-        global_step += N * cfg.num_steps
-        idx, adv, ret = buf.finish(cfg.gamma, cfg.gae_lambda)
-        B = len(idx)
+        t_rollout = time.time()
+        parts = backend.rollout((net, critic, exploiter), lambda known: {
+            "pool": pool.sync_message(known), "exploiter_born": exploiter_born})
         rollout_time = time.time() - t_rollout
+        global_step += N * cfg.num_steps
+        pool.record([p.snapshot_results for p in parts])  # PFSP
+        batch = Batch.concat([p.batch for p in parts])
 
         # ---------------------------------------------------------------- PPO update
-        stats = ppo_update(cfg, net, critic, optimizer, params, buf, idx, adv, ret)
+        stats = ppo_update(cfg, net, critic, optimizer, params, batch)
         if exploiter is not None:  # the exploiter learns from its own seats' transitions
-            x_idx, x_adv, x_ret = xbuf.finish(cfg.gamma, cfg.gae_lambda)
-            ppo_update(cfg, exploiter, None, x_optimizer, list(exploiter.parameters()), xbuf,
-                       x_idx, x_adv, x_ret)
+            ppo_update(cfg, exploiter, None, x_optimizer, list(exploiter.parameters()),
+                       Batch.concat([p.x_batch for p in parts]))
             if iteration - exploiter_born >= cfg.exploiter_reset_every:
                 retire_exploiter()
 
@@ -341,11 +243,11 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                "time": round(time.time() - start_time, 2), "charts/SPS": sps,
                "charts/rollout_SPS": int(N * cfg.num_steps / rollout_time),
                "charts/learning_rate": lr, "charts/pool_size": len(pool.snapshots),
-               "charts/match_length": float(np.mean(match_len)) if match_len else float("nan"),
-               "charts/learner_fraction": B / (N * cfg.num_steps), "charts/carried": carried,
-               **stats}
-        for k, v in results.items():
-            row[f"charts/train_win_rate_{k}"] = float(np.mean(v)) if v else float("nan")
+               "charts/match_length": mean([n for p in parts for n in p.match_len]),
+               "charts/learner_fraction": len(batch) / (N * cfg.num_steps),
+               "charts/carried": sum(p.carried for p in parts), **stats}
+        for k in Pool.KINDS:
+            row[f"charts/train_win_rate_{k}"] = mean([w for p in parts for w in p.results[k]])
         done_training = finished()
         if cfg.eval_every and iteration % cfg.eval_every == 0 and not done_training:
             rates = evaluate_all(net, eval_opponents(pool, heldout, past, EVAL_SEED), cfg,
@@ -366,6 +268,7 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     if bar is not None:
         bar.close()
     checkpoint()
+    backend.close()
 
     # ---- summary: final win rates (duplicate pairs) and, on request, a best response
     train_seconds = time.time() - start_time
@@ -391,28 +294,8 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     return run_dir
 
 
-def tensors(x):
-    """numpy arrays -> torch tensors, recursively (checkpoints load with ``weights_only``)."""
-    import torch
-    if isinstance(x, np.ndarray):
-        return torch.from_numpy(np.ascontiguousarray(x))
-    if isinstance(x, dict):
-        return {k: tensors(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return type(x)(tensors(v) for v in x)
-    return x
-
-
-def arrays(x):
-    """The inverse of :func:`tensors`."""
-    import torch
-    if isinstance(x, torch.Tensor):
-        return x.numpy()
-    if isinstance(x, dict):
-        return {k: arrays(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return type(x)(arrays(v) for v in x)
-    return x
+def mean(values: list) -> float:
+    return float(np.mean(values)) if values else float("nan")
 
 
 def eval_opponents(pool: Pool, heldout: dict, past, seed: int) -> dict:

@@ -119,3 +119,16 @@ def test_missing_folder_and_files(tmp_path, capsys):
     assert not (tmp_path / "y.png").exists()
     assert main([str(tmp_path / "nope"), "--out", str(tmp_path / "z.png")]) == 2
     assert "no such folder" in capsys.readouterr().err
+
+
+def test_compare_draws_runs_side_by_side_and_names_a_missing_column(tmp_path):
+    """--compare (issue 15: one config on two backends): one PNG; a run without the column is
+    an error that names it."""
+    a = write_run(tmp_path / "local")
+    b = write_run(tmp_path / "ray1", step=60000)
+    out = tmp_path / "cmp.png"
+    assert main([str(a), "--compare", str(b), "--out", str(out)]) == 0
+    assert_png(out)
+    c = write_run(tmp_path / "norandom", names=["heuristic"])
+    assert main([str(a), "--compare", str(c), "--opponent", "random", "--out",
+                 str(tmp_path / "x.png")]) == 2

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.util
 import math
 import typing
 from dataclasses import dataclass, field
@@ -44,6 +45,14 @@ class Config:
     progress: bool = _f(True, "show a progress bar on a terminal (false, or stdout not a "
                               "terminal: one line per evaluation instead)")
     tensorboard: bool = _f(True, "write TensorBoard events next to metrics.csv")
+    backend: str = _f("local", "where the rollouts run: local (one process steps every game) or "
+                               "ray (Ray actors step num_envs/workers games each; pip install "
+                               "-e \".[ray]\"; docs/training.md)", choices=("local", "ray"))
+    workers: int = _f(1, "rollout workers of backend=ray (num_envs must divide evenly; the "
+                         "local backend has one)")
+    ray_address: Optional[str] = _f(None, "backend=ray: the cluster to join ('auto': the one "
+                                          "`ray start --head` started; null = start a local "
+                                          "Ray instance for this run)")
     # --- game
     players: int = _f(2, "seats (2, 4 or 6; teams alternate seats; 3 for the three-player "
                          "modes)", choices=(2, 3, 4, 6))
@@ -226,7 +235,7 @@ def _check(cfg: Config) -> None:
                               f"{list(choices)}")
     positive = ("total_steps", "num_envs", "num_steps", "minibatch_size", "update_epochs",
                 "pool_size", "snapshot_every", "eval_games", "exploiter_reset_every",
-                "checkpoint_every", "learning_rate",
+                "checkpoint_every", "learning_rate", "workers",
                 "max_grad_norm")
     for key in positive:
         if getattr(cfg, key) <= 0:
@@ -252,6 +261,7 @@ def _check(cfg: Config) -> None:
                           "< 1: no opponent")
     if cfg.opponent_weight > 0 and not cfg.opponent:
         raise ConfigError("opponent_weight > 0 needs an `opponent` spec")
+    _check_backend(cfg)
     if not cfg.run_name or "/" in cfg.run_name or cfg.run_name in (".", ".."):
         raise ConfigError(f"bad value run_name={cfg.run_name!r}: expected a plain folder name")
     from truco_env import get_rules
@@ -278,6 +288,24 @@ def _check(cfg: Config) -> None:
         raise ConfigError(f"bad value winprob_reward={cfg.winprob_reward}/score_reward="
                           f"{cfg.score_reward} for rules {cfg.rules!r}: the shaping reads team "
                           f"scores; expected 0 for the three-player modes")
+
+
+def _check_backend(cfg: Config) -> None:
+    """``workers`` splits ``num_envs`` evenly and belongs to Ray, which must be installed."""
+    if cfg.backend == "local":
+        if cfg.workers != 1:
+            raise ConfigError(f"bad value workers={cfg.workers} with backend='local': the local "
+                              f"backend has one worker; use backend=ray workers={cfg.workers}")
+        if cfg.ray_address:
+            raise ConfigError(f"bad value ray_address={cfg.ray_address!r} with "
+                              f"backend='local': expected backend=ray")
+        return
+    if cfg.num_envs % cfg.workers:
+        raise ConfigError(f"bad value workers={cfg.workers}: num_envs={cfg.num_envs} does not "
+                          f"split evenly into {cfg.workers} workers' games")
+    if importlib.util.find_spec("ray") is None:
+        raise ConfigError("backend='ray' needs Ray, which is not installed: "
+                          "pip install -e \".[ray]\"")
 
 
 def make_config(values: dict[str, Any]) -> Config:

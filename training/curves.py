@@ -228,7 +228,7 @@ def plot_learning_curve(run_dir, out_png, exploit_dirs: Sequence = (), title: st
     of ``exploit_dirs``) into ``out_png`` (written atomically); returns its path.  Raises
     :class:`CurveError` for a folder without metrics.csv (or config.yaml, unless
     ``eval_games`` is given)."""
-    from evaluation.report import _plt, _save_atomic
+    from evaluation.report import _plt
     run = read_run(Path(run_dir), eval_games)
     exploits = [read_exploit(Path(d)) for d in exploit_dirs]
     out = Path(out_png)
@@ -285,12 +285,51 @@ def plot_learning_curve(run_dir, out_png, exploit_dirs: Sequence = (), title: st
         ax.legend(fontsize=8, loc="lower right")
 
     fig.suptitle(title if title is not None else _title(Path(run_dir), run), fontsize=11)
+    return _write(plt, fig, out)
+
+
+def _write(plt, fig, out: Path) -> Path:
+    """Lay out ``fig``, write it to ``out`` atomically and close it."""
+    from evaluation.report import _save_atomic
     fig.tight_layout()
     try:
         _save_atomic(fig, out)
     finally:
         plt.close(fig)
     return out
+
+
+def plot_compare(run_dirs: Sequence, out_png, opponent: str = "heuristic",
+                 title: str | None = None) -> Path:
+    """Runs side by side (e.g. the same config on two backends): each run's periodic win rate
+    against ``opponent`` by environment steps (left: what it learns per step) and by training
+    time (right: how fast), with 95% Wilson bands; written atomically to ``out_png``."""
+    from evaluation.report import _plt
+    runs = [(Path(d).resolve().name, read_run(Path(d))) for d in run_dirs]
+    out = Path(out_png)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), sharey=True)
+    for i, (name, run) in enumerate(runs):
+        d = run["evals"].get(opponent)
+        if d is None:
+            raise CurveError(f"{name}: no eval/win_rate_{opponent} column with values")
+        # markers and dashes tell apart runs that coincide (one config on two backends)
+        style = {"color": OTHER_COLORS[i % len(OTHER_COLORS)], "label": name,
+                 "marker": "osD^v"[i % 5], "ls": ("-", "--", ":", "-.")[i % 4]}
+        _band(axes[0], d["steps"] / 1e6, d, **style)
+        _band(axes[1], d["seconds"] / 60.0, d, **style)
+    for ax, label in zip(axes, ("environment steps (millions)", "training time (minutes)")):
+        ax.axhline(0.5, color="black", ls="--", lw=0.9)
+        ax.set_xlim(left=0)
+        ax.set_xlabel(label)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylim(0, 1)
+    axes[0].set_ylabel(f"win rate against {opponent}")
+    axes[1].legend(fontsize=8, loc="lower right", title="run", title_fontsize=8)
+    fig.suptitle(title or f"Periodic evaluations against {opponent} "
+                 f"({runs[0][1]['matches']} matches each; 95% Wilson band)", fontsize=11)
+    return _write(plt, fig, out)
 
 
 # ============================================================================ command line
@@ -314,11 +353,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--eval-games", type=int, default=None,
                     help="matches per periodic evaluation (default: eval_games of the run's "
                          "config.yaml)")
+    ap.add_argument("--compare", nargs="+", default=[], metavar="DIR", action="extend",
+                    help="other runs to draw beside RUN_DIR instead: the win rate against "
+                         "--opponent by steps and by time, one line per run (e.g. one config "
+                         "on two backends)")
+    ap.add_argument("--opponent", default="heuristic", help="with --compare: the column")
     args = ap.parse_args(argv)
     out = Path(args.out) if args.out else Path(args.run_dir) / "learning_curve.png"
     try:
-        path = plot_learning_curve(args.run_dir, out, args.exploit, title=args.title,
-                                   eval_games=args.eval_games)
+        if args.compare:
+            path = plot_compare([args.run_dir, *args.compare], out, args.opponent,
+                                title=args.title)
+        else:
+            path = plot_learning_curve(args.run_dir, out, args.exploit, title=args.title,
+                                       eval_games=args.eval_games)
     except CurveError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -21,6 +21,14 @@ ever plays the learner and is trained to beat it (train.py owns and trains it; h
 
 Everything here (the snapshots, their statistics, every opponent's random stream) is in
 :meth:`Pool.state`, which train.py puts into its checkpoints.
+
+One pool decides, the learner's: which snapshots are in the population (its ``rng`` runs the
+reservoir and seeds each snapshot's sampling stream) and their PFSP results.  Each rollout
+worker (:mod:`training.worker`) draws its matches' opponents from a replica of its own (its
+own baselines, styles and random stream), brought up to date before every rollout by
+:meth:`Pool.sync_message` and :meth:`Pool.apply_sync`: the membership, the results, and the
+weights of the snapshots that worker has not been sent yet (a snapshot is sent once).  The
+workers' results come back with their rollouts (:meth:`Pool.record`).
 """
 from __future__ import annotations
 
@@ -54,6 +62,7 @@ class Opponent:
     kind: str          # "pool", "heuristic", "styles", "random", "opponent"
     wins: float = 0.0
     games: float = 0.0
+    seed: int = 0      # a snapshot's sampling seed (a worker's copy derives its own from it)
 
     @property
     def snapshot(self) -> bool:
@@ -116,7 +125,8 @@ class Pool:
         self.count += 1
         name = f"{prefix}_{self.count}"
         seed = int(self.rng.integers(2**31))
-        self.recent.append(Opponent(name, PolicyAgent(snap, seed=seed, name=name), "pool"))
+        self.recent.append(Opponent(name, PolicyAgent(snap, seed=seed, name=name), "pool",
+                                    seed=seed))
         recent = max(1, min(self.cfg.pool_recent, self.cfg.pool_size))
         while len(self.recent) > recent:
             self._age(self.recent.pop(0))
@@ -133,6 +143,16 @@ class Pool:
         j = int(self.rng.integers(self.aged))
         if j < room:
             self.reservoir[j] = snap
+
+    def record(self, results: list[list[tuple[str, float]]]) -> None:
+        """The learner's results against snapshots in the workers' rollouts (per worker, in
+        match order: ``(name, won)``), added as the worker added them to its replica."""
+        names = {s.name: s for s in self.snapshots}
+        for part in results:
+            for name, won in part:
+                if name in names:       # a snapshot that left the pool keeps no results
+                    names[name].wins += won
+                    names[name].games += 1
 
     def decay(self) -> None:
         """Once per iteration: older results count less (``pfsp_decay``)."""
@@ -182,7 +202,7 @@ class Pool:
         detached = {s.name: s for s in in_use if s is not None and s.snapshot
                     and id(s) not in kept}
         snap = lambda s: {"name": s.name, "model": s.agent.net.state_dict(), "wins": s.wins,  # noqa: E731
-                          "games": s.games, "random": agent_rng_state(s.agent)}
+                          "games": s.games, "seed": s.seed, "random": agent_rng_state(s.agent)}
         fixed = lambda d: {n: {"wins": b.wins, "games": b.games,  # noqa: E731
                                "random": agent_rng_state(b.agent)} for n, b in d.items()}
         return {"count": self.count, "aged": self.aged,
@@ -194,13 +214,9 @@ class Pool:
                 {"wins": self.exploiter.wins, "games": self.exploiter.games}}
 
     def load_state(self, state: dict, make_net) -> None:
-        from agents.ppo_policy import PolicyAgent
-
         def snap(s: dict) -> Opponent:
-            net = make_net()
-            net.load_state_dict(s["model"])
-            o = Opponent(s["name"], PolicyAgent(net, seed=0, name=s["name"]), "pool",
-                         s["wins"], s["games"])
+            o = snapshot_opponent(s["name"], s["model"], s.get("seed", 0), make_net)
+            o.wins, o.games = s["wins"], s["games"]
             set_agent_rng_state(o.agent, s["random"])
             return o
 
@@ -216,6 +232,40 @@ class Pool:
                 if n in mine:
                     mine[n].wins, mine[n].games = b["wins"], b["games"]
                     set_agent_rng_state(mine[n].agent, b["random"])
+
+    # ------------------------------------------------------------------ replicas
+    def sync_message(self, known: set[str]) -> dict:
+        """What a worker's replica needs to match this pool: the membership in order, the
+        snapshots' results, and the weights (with seeds) of those not in ``known``."""
+        return {"recent": [s.name for s in self.recent],
+                "reservoir": [s.name for s in self.reservoir],
+                "results": {s.name: (s.wins, s.games) for s in self.snapshots},
+                "new": {s.name: (s.agent.net.state_dict(), s.seed) for s in self.snapshots
+                        if s.name not in known}}
+
+    def apply_sync(self, msg: dict, make_net, seed_of) -> None:
+        """Make this replica's population :meth:`sync_message`'s; a new snapshot samples with
+        ``seed_of(its seed)``.  Snapshots that left keep playing the matches they are in."""
+        have = {s.name: s for s in self.snapshots + self.detached}
+        for name, (weights, seed) in msg["new"].items():
+            if name not in have:
+                have[name] = snapshot_opponent(name, weights, seed, make_net, seed_of(seed))
+        self.recent = [have[n] for n in msg["recent"]]
+        self.reservoir = [have[n] for n in msg["reservoir"]]
+        for s in self.snapshots:
+            s.wins, s.games = msg["results"][s.name]
+
+
+def snapshot_opponent(name: str, weights: dict, seed: int, make_net,
+                      agent_seed: int | None = None) -> Opponent:
+    """A snapshot from its weights: a frozen network in ``make_net()``'s shape, sampling with
+    ``agent_seed`` (default ``seed``)."""
+    from agents.ppo_policy import PolicyAgent
+    net = make_net()
+    net.load_state_dict(weights)
+    net.eval().requires_grad_(False)
+    agent = PolicyAgent(net, seed=seed if agent_seed is None else agent_seed, name=name)
+    return Opponent(name, agent, "pool", seed=seed)
 
 
 def frozen_copy(net):

@@ -6,22 +6,22 @@ from __future__ import annotations
 import numpy as np
 
 from .config import Config
-from .rollout import SeatBuffer
+from .rollout import Batch
 
 
-def ppo_update(cfg: Config, model, crit, opt, prm, b: SeatBuffer, idx: np.ndarray,
-               adv: np.ndarray, ret: np.ndarray) -> dict:
+def ppo_update(cfg: Config, model, crit, opt, prm, b: Batch) -> dict:
     """CleanRL's PPO update of ``model`` (and ``crit``, a separate critic reading the compact
-    observation and the hidden features) on the complete transitions ``idx`` of ``b``, with
-    their advantages and returns; returns the last minibatch's statistics."""
+    observation and the hidden features) on the trained transitions of ``b`` (every worker's,
+    :meth:`training.rollout.Batch.concat`), with their advantages and returns; returns the last
+    minibatch's statistics."""
     import torch
     import torch.nn as nn
     from truco_env.observe import COMPACT_SIZE
     device = next(model.parameters()).device
-    B = len(idx)
-    T = {k: torch.from_numpy(b.data[k][idx]).to(device) for k in b.data}
-    T_val = torch.from_numpy(b.value[idx]).to(device)
-    T_adv = torch.from_numpy(adv).to(device)
+    B, ret = len(b), b.ret
+    T = {k: torch.from_numpy(v).to(device) for k, v in b.data.items()}
+    T_val = torch.from_numpy(b.value).to(device)
+    T_adv = torch.from_numpy(b.adv).to(device)
     T_ret = torch.from_numpy(ret).to(device)
     clipfracs, approx_kl, old_approx_kl = [], torch.zeros(()), torch.zeros(())
     pg_loss = v_loss = entropy_loss = torch.zeros(())
@@ -68,4 +68,4 @@ def ppo_update(cfg: Config, model, crit, opt, prm, b: SeatBuffer, idx: np.ndarra
             "losses/approx_kl": approx_kl.item(),
             "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
             "losses/explained_variance": float("nan") if var_y == 0 else
-            float(1 - np.var(ret - b.value[idx]) / var_y)}
+            float(1 - np.var(ret - b.value) / var_y)}

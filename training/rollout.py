@@ -26,6 +26,7 @@ A transition whose successor is pending uses the successor's value and cuts the 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numba as nb
@@ -43,6 +44,35 @@ def _gae(rew, val, nxt, done, pending, gamma, lam, adv):
         else:
             j = nxt[i]
             adv[i] = rew[i] + gamma * val[j] - val[i] + gamma * lam * adv[j]
+
+
+@dataclass
+class Batch:
+    """The trained transitions of a rollout (``data``: the trainer's fields; ``value``: the
+    values they were taken with) with their advantages and returns: what a rollout worker sends
+    the learner, and what :func:`training.ppo.ppo_update` reads."""
+
+    data: dict[str, np.ndarray]
+    value: np.ndarray
+    adv: np.ndarray
+    ret: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.adv)
+
+    @classmethod
+    def concat(cls, parts: list["Batch"]) -> "Batch":
+        """The workers' batches one after the other (one batch is returned as it is, writable:
+        the local backend copies nothing)."""
+        if len(parts) == 1:
+            b = parts[0]
+            own = lambda a: a if a.flags.writeable else a.copy()  # noqa: E731 (Ray: read-only)
+            return cls({k: own(v) for k, v in b.data.items()}, own(b.value), own(b.adv),
+                       own(b.ret))
+        cat = lambda xs: np.concatenate(list(xs))  # noqa: E731
+        return cls({k: cat(p.data[k] for p in parts) for k in parts[0].data},
+                   cat(p.value for p in parts), cat(p.adv for p in parts),
+                   cat(p.ret for p in parts))
 
 
 class SeatBuffer:
@@ -131,6 +161,11 @@ class SeatBuffer:
              np.float32(gamma), np.float32(lam), adv)
         idx = np.flatnonzero(~pend)
         return idx, adv[idx], adv[idx] + self.value[idx]
+
+    def batch(self, gamma: float, lam: float) -> Batch:
+        """:meth:`finish`'s complete transitions, copied out with their fields."""
+        idx, adv, ret = self.finish(gamma, lam)
+        return Batch({k: v[idx] for k, v in self.data.items()}, self.value[idx], adv, ret)
 
     # ------------------------------------------------------------------ checkpoints
     def state(self) -> dict:
