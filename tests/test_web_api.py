@@ -319,3 +319,17 @@ def test_the_entry_point_resolves_when_installed():
                     f"(reinstall: pip install -e .)")
     assert found[0].load() is agents.load
     assert find_agent_factory() is agents.load
+
+
+def test_a_pata_de_gallo_replay_shows_the_gallos_fourth_card_while_he_discards(client):
+    rec = a_record(5, 3, rules="pata_de_gallo")
+    rid = client.post("/api/replays", content=json.dumps(rec)).json()["id"]
+    session = client.app.state.store.items[rid][0]
+    first = client.get(f"/api/replays/{rid}?step=0&show=all").json()
+    gallo = int(session.frames[0][C.GALLO])
+    assert session.frames[0][C.DISCARDING] == 1
+    assert len(first["hands"][gallo]["cards"]) == 4
+    assert first["hands"][gallo]["cards"][3] == card_str(session.frames[0][C.FOURTH])
+    assert [len(h["cards"]) for p, h in enumerate(first["hands"]) if p != gallo] == [3, 3]
+    after = client.get(f"/api/replays/{rid}?step=1&show=all").json()   # the discard is made
+    assert [len(h["cards"]) for h in after["hands"]] == [3, 3, 3]

@@ -279,6 +279,9 @@ class ReplaySession:
                               "caught": e["caught"]}
                              for e in hand_events(S, 0) if e["event"] == "sena"]
             view["events"] = hand_events(S, 0)
+            if S[0, C.DISCARDING] == 1:   # pata de gallo: the gallo holds four until he discards
+                hands[int(S[0, C.GALLO])].append(card_str(S[0, C.FOURTH]))
+                played[int(S[0, C.GALLO])].append(False)
             hands = [{"cards": h, "played": pl} for h, pl in zip(hands, played)]
         move = self.moves[step]
         if move is not None:
