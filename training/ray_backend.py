@@ -30,6 +30,7 @@ import ``training`` and ``truco_env`` there.
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 
@@ -38,14 +39,6 @@ from .worker import RolloutWorker, Rollout
 
 #: Replacements of one slot's actor within one iteration before the run gives up.
 MAX_REPLACEMENTS = 3
-
-
-def import_ray():
-    try:
-        import ray
-    except ImportError:  # the config check says so first; this is for direct callers
-        raise ImportError('backend=ray needs Ray: pip install -e ".[ray]"') from None
-    return ray
 
 
 def cpu_weights(models: tuple) -> dict:
@@ -66,16 +59,13 @@ class RayBackend:
     on_rollout = None
 
     def __init__(self, cfg: Config, potential: np.ndarray | None):
-        ray = self.ray = import_ray()
-        self.owns_ray = not ray.is_initialized()
-        if self.owns_ray:
-            if cfg.ray_address:
-                ray.init(address=cfg.ray_address, log_to_driver=False)
-            else:  # Ray runs its workers at niceness +15 by default: on a shared machine they
-                # would starve behind anything else, while here they do the run's main work
-                os.environ.setdefault("RAY_worker_niceness", "0")
-                ray.init(num_cpus=max(cfg.workers, os.cpu_count() or 1), include_dashboard=False,
-                         log_to_driver=False, ignore_reinit_error=True)
+        # one way to start or join Ray for the project (the same as evaluate.py --backend ray:
+        # a local instance's workers run at this process's priority, a dead address is an error)
+        from evaluation.backends import init_ray
+        ray = sys.modules.get("ray")
+        self.owns_ray = ray is None or not ray.is_initialized()
+        ray = self.ray = init_ray(cfg.ray_address,
+                                  num_cpus=max(cfg.workers, os.cpu_count() or 1))
         self.cfg, self.potential = cfg, potential
         self.remote = ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker)
         self.generation = [0] * cfg.workers
