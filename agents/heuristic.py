@@ -234,6 +234,10 @@ STYLES: dict[str, dict] = {
     # Bets like the heuristic but burns its best card at once (cards=high): strong in baza 1,
     # nothing left for the last.
     "card_dumper": dict(cards="high"),
+    # Bluffs the re-raise: answers an envido with falta envido and a truco with retruco a
+    # third of the time whatever it holds, and plays a random card a third of the time, so
+    # neither its raises nor its cards say for sure what it holds.
+    "bluff_raiser": dict(raise_bluff=0.33, cards=0.33),
 }
 
 
@@ -251,7 +255,8 @@ class HeuristicAgent(Agent):
     0.1 is a clear change of style, 0.3 an extreme one.
 
     * ``style`` (none): a preset of :data:`STYLES` (``calling_station``, ``tight_passive``,
-      ``maniac``, ``loose_aggressive``, ``envido_hunter``, ``trapper``, ``card_dumper``); the
+      ``maniac``, ``loose_aggressive``, ``envido_hunter``, ``trapper``, ``card_dumper``,
+      ``bluff_raiser``); the
       other knobs given with it override the preset's;
     * ``bluff`` (0.1, in [0, 1]): probability, per opportunity, of calling or raising truco
       with a hand below the calling threshold (never to vale cuatro);
@@ -268,6 +273,10 @@ class HeuristicAgent(Agent):
       opening envido, real envido and falta envido;
     * ``envido_bluff`` (0.0, in [0, 1]): probability, per opportunity to open envido with a
       hand below the threshold, of singing envido anyway;
+    * ``raise_bluff`` (0.0, in [0, 1]): probability, per song it answers without the hand to
+      raise it, of raising anyway: falta envido (else real envido) over an envido, retruco
+      over a truco (never vale cuatro).  What a raise says is then no longer sure: the
+      plain heuristic and every other preset re-raise only with the points or the cards;
     * ``liar`` (0.0, in [0, 1]): señas (issue 13): probability, per seña it makes, of making a
       false one (a seña of the vocabulary that is not true of its hand);
     * ``cards`` (``smart``): how it plays its cards.  ``smart``: the rules of the module
@@ -282,10 +291,11 @@ class HeuristicAgent(Agent):
     name = "heuristic"
     #: Knob defaults (a preset of :data:`STYLES` overrides some, explicit knobs override it).
     DEFAULTS = {"bluff": 0.1, "aggression": 0.0, "accept": 0.0, "call": 0.0, "raises": 0.0,
-                "envido": 0.0, "envido_bluff": 0.0, "cards": "smart", "liar": 0.0}
+                "envido": 0.0, "envido_bluff": 0.0, "cards": "smart", "liar": 0.0,
+                "raise_bluff": 0.0}
     PARAMS = {"style": _style, "bluff": _f, "aggression": _f, "accept": _shift, "call": _shift,
               "raises": _shift, "envido": _shift, "envido_bluff": _f, "cards": _cards,
-              "liar": _f}
+              "liar": _f, "raise_bluff": _f}
 
     # Truco: call / raise when P(win hand) >= CALL[next level]; accept a pending level when
     # P >= ACCEPT[level], raise it when P >= RAISE[level].  The break-even of quiero against
@@ -309,11 +319,11 @@ class HeuristicAgent(Agent):
                  accept: float | None = None, call: float | None = None,
                  raises: float | None = None, envido: float | None = None,
                  envido_bluff: float | None = None, cards: "str | float | None" = None,
-                 liar: float | None = None):
+                 liar: float | None = None, raise_bluff: float | None = None):
         super().__init__(seed)
         given = dict(bluff=bluff, aggression=aggression, accept=accept, call=call,
                      raises=raises, envido=envido, envido_bluff=envido_bluff, cards=cards,
-                     liar=liar)
+                     liar=liar, raise_bluff=raise_bluff)
         self.style = None if style is None else _style(style)
         knobs = {**self.DEFAULTS, **(STYLES[self.style] if self.style else {}),
                  **{k: v for k, v in given.items() if v is not None}}
@@ -576,6 +586,10 @@ class HeuristicAgent(Agent):
         choose(in_env & (p_up >= 0.90), "falta_envido")
         choose(in_env & (p_up >= 0.78), "real_envido")
         choose(in_env & (p_up >= 0.72), "envido")
+        if self.raise_bluff > 0:   # a re-raise on a hand that would not raise (a bluff)
+            bluff_up = in_env & (self.rng.random(n) < self.raise_bluff)
+            choose(bluff_up, "falta_envido")
+            choose(bluff_up, "real_envido")
         accept_env = (2 * (p_env + self.accept) - 1) * q_pts > -np.where(d["alone"], 0.0, nq_pts)
         choose(in_env & (accept_env | desperate), "quiero")
         choose(in_env, "no_quiero")
@@ -586,6 +600,8 @@ class HeuristicAgent(Agent):
         raise_ok = in_truco & (w >= self.RAISE[lvl] - agg - self.raises)
         choose(raise_ok, "retruco")
         choose(raise_ok, "vale_cuatro")
+        if self.raise_bluff > 0:
+            choose(in_truco & (lvl == 1) & (self.rng.random(n) < self.raise_bluff), "retruco")
         accept = (w >= self.ACCEPT[lvl] - agg - self.accept) \
             | (desperate & (w >= 0.2 - self.accept))
         choose(in_truco & accept, "quiero")

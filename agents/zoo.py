@@ -23,6 +23,11 @@ memorised the training opponents, and if no held-out style is a near copy of a t
   are robust rather than tuned to the training opponents.
 * ``envido_hunter`` and ``card_dumper`` are trained on: each moves one axis (envido, card
   play) that the held-out styles do not lean on, so training still covers every knob.
+* ``bluff_raiser`` is trained on: the only style that re-raises without the hand (falta
+  envido over an envido, retruco over a truco) and whose card order is partly random.  Every
+  other style raises only with the points or the cards, so without it a policy learns that a
+  re-raise means strength, the hole a best response found (docs/training.md).  No held-out
+  style bluffs a raise, so it does not teach the held-out set.
 """
 from __future__ import annotations
 
@@ -32,6 +37,7 @@ TRAIN_STYLES: tuple[str, ...] = (
     "heuristic:style=maniac",
     "heuristic:style=envido_hunter",
     "heuristic:style=card_dumper",
+    "heuristic:style=bluff_raiser",
 )
 
 #: Styles evaluation holds out: never drawn by training (``random`` is added by evaluation).

@@ -85,6 +85,7 @@ def test_knobs_in_the_spec_override_the_preset():
     ("heuristic:raises=x", ["raises='x'", "[-0.5, 0.5]"]),
     ("heuristic:call=nan", ["call='nan'"]),
     ("heuristic:envido_bluff=2", ["envido_bluff='2'", "[0, 1]"]),
+    ("heuristic:raise_bluff=-0.1", ["raise_bluff='-0.1'", "[0, 1]"]),
     ("heuristic:stlye=maniac", ["unknown parameter 'stlye'", "style", "accept", "cards"]),
 ])
 def test_bad_style_and_knob_values_are_clear_errors(spec, words):
@@ -156,7 +157,7 @@ def test_defaults_reproduce_the_recorded_heuristic():
 def test_explicit_defaults_equal_the_plain_heuristic(states):
     obs, mask = states
     spec = ("heuristic:bluff=0.1,aggression=0,accept=0,call=0,raises=0,envido=0,"
-            "envido_bluff=0,cards=smart")
+            "envido_bluff=0,cards=smart,raise_bluff=0")
     bots = [HeuristicAgent(seed=3), agents.load("heuristic", seed=3), agents.load(spec, seed=3),
             HeuristicAgent(seed=3, cards=0.0)]
     acts = [[b.act_batch(obs[i:i + 1000], mask[i:i + 1000]) for i in range(0, 3000, 1000)]
@@ -209,6 +210,27 @@ def test_envido_knobs_open_envido_more(states):
                       "heuristic:style=envido_hunter")}
     r = list(rate.values())
     assert r[0] < r[1] < r[2] < r[3], rate
+
+
+def test_raise_bluff_re_raises_weak_hands_at_its_rate(states):
+    """Only ``raise_bluff`` re-raises without the hand: falta envido over an envido, retruco
+    over a truco, at about its rate per answered song; the plain heuristic never does."""
+    obs, mask = states
+    d, w = _decoded(obs)
+    env = np.flatnonzero(d["answering"] & d["env_pending"] & (d["flor_state"] == 0)
+                         & (d["env_pts"] <= 20) & mask[:, A["falta_envido"]].astype(bool))
+    tru = np.flatnonzero(d["answering"] & (d["truco_pending"] == 1) & ~d["env_pending"]
+                         & (d["flor_state"] == 0) & (w < 0.5) & mask[:, A["retruco"]].astype(bool))
+    assert len(env) > 100 and len(tru) > 100, (len(env), len(tru))
+    ups = ("envido", "real_envido", "falta_envido")
+    assert _rate(agents.load("heuristic", seed=0), obs, mask, env, ups) == 0.0
+    assert _rate(agents.load("heuristic", seed=0), obs, mask, tru, ("retruco",)) == 0.0
+    bot = agents.load("heuristic:raise_bluff=0.5", seed=0)
+    a = bot.act_batch(obs[env], mask[env])
+    assert 0.4 < np.mean(a == A["falta_envido"]) < 0.6
+    assert 0.4 < _rate(bot, obs, mask, tru, ("retruco",)) < 0.6
+    raiser = agents.load("heuristic:style=bluff_raiser", seed=0)
+    assert 0.25 < _rate(raiser, obs, mask, env, ups) < 0.42
 
 
 def test_cards_high_plays_higher_ranks_than_cards_low(states):
