@@ -167,8 +167,7 @@ def checkpoint_curve(efg: Efg, game: pyspiel.Game, efg_game: pyspiel.Game, run_d
     oldest first.  ``inputs``: a cache of :func:`decisions` by encoder name."""
     from pathlib import Path
 
-    from agents import load
-    from agents.ppo_policy import load_checkpoint
+    from agents.ppo_policy import PolicyAgent, load_checkpoint, net_from_checkpoint
     folder = Path(run_dir) / "checkpoints"
     files = sorted(folder.glob("step_*.pt"), key=lambda f: int(f.stem.split("_")[1]))
     if (folder / "latest.pt").exists():
@@ -182,7 +181,7 @@ def checkpoint_curve(efg: Efg, game: pyspiel.Game, efg_game: pyspiel.Game, run_d
         step, seconds = int(ckpt["global_step"]), float(ckpt["elapsed"])
         if out and step <= out[-1][0]:
             continue                  # latest.pt is the last kept checkpoint
-        agent = load(f"checkpoint:{f}", seed=0)
+        agent = PolicyAgent(net_from_checkpoint(ckpt), seed=0, name=f"checkpoint:{f}")
         key = getattr(agent, "observation", "compact")
         if key not in inputs:
             inputs[key] = decisions(efg, game, key)
