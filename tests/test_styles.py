@@ -269,7 +269,8 @@ def test_zoo_sets_are_disjoint_and_load():
     for spec in train + held:
         assert isinstance(agents.load(spec, seed=0), HeuristicAgent)
     # Every style is somewhere, and only once.
-    styles = [s.split("style=")[1] for s in (*zoo.TRAIN_STYLES, *zoo.HELDOUT_STYLES)]
+    styles = [s.split("style=")[1]
+              for s in (*zoo.TRAIN_STYLES, *zoo.HELDOUT_STYLES, *zoo.OTHER_STYLES)]
     assert sorted(styles) == sorted(STYLES)
 
 
