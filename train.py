@@ -195,7 +195,12 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                 "born": exploiter_born}}
         save_checkpoint(ckpt_dir / "latest.pt", payload)
         if cfg.keep_every and iteration % cfg.keep_every == 0:  # a curve's points
-            save_checkpoint(ckpt_dir / f"step_{global_step}.pt", payload)
+            kept = ckpt_dir / f"step_{global_step}.pt"
+            try:  # latest.pt's file under a second name (the next save replaces, not rewrites)
+                kept.unlink(missing_ok=True)
+                os.link(ckpt_dir / "latest.pt", kept)
+            except OSError:  # a file system without hard links: serialise it again
+                save_checkpoint(kept, payload)
 
     start_step, start_time = global_step, time.time() - elapsed_before
     win_h = float("nan")
