@@ -68,7 +68,7 @@ from training.pool import Opponent, Pool, frozen_copy, make_baselines, make_held
 from training.ppo import ppo_update
 from training.rollout import Batch
 from training.shaping import win_potential
-from training.worker import make_backend, make_env
+from training.worker import make_backend, make_env, net_args
 from training.win_rates import EVAL_SEED, FINAL_SEED, evaluate_all, game_config
 
 
@@ -98,7 +98,8 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     probe = make_env(cfg, 1, cfg.seed)   # the sizes; the games are the workers'
     N, D, A = cfg.num_envs, probe.observation_size, probe.num_actions
     target = probe.rules.target
-    net = PolicyNet(D, A, tuple(cfg.hidden)).to(device)
+    shape = net_args(cfg, probe)         # sizes, hidden widths, the pieces it does not read
+    net = PolicyNet(*shape).to(device)
     privileged = cfg.critic == "privileged"
     critic = Critic(COMPACT_SIZE + HIDDEN_SIZE, tuple(cfg.critic_hidden)).to(device) \
         if privileged else None
@@ -146,6 +147,12 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                 raise CheckpointError(f"checkpoint {str(resume_from)!r} has {key}="
                                       f"{ckpt['config'].get(key)!r}; the config asks for "
                                       f"{key}={getattr(cfg, key)!r} (it cannot change on resume)")
+        if tuple(ckpt.get("skip", ())) != net.skip:   # a run of a release before the skip
+            backend.close()
+            raise CheckpointError(f"checkpoint {str(resume_from)!r} has a network that reads "
+                                  f"the observation pieces {ckpt.get('skip', [])!r} do not; "
+                                  f"this release's skips {list(net.skip)!r}: resume it with the "
+                                  f"release that wrote it")
         try:
             net = net_from_checkpoint(ckpt, D, A).to(device).train()
             if critic is not None:
@@ -156,10 +163,10 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
             global_step, iteration = int(ckpt["global_step"]), int(ckpt["iteration"])
             elapsed_before = float(ckpt["elapsed"])
             rng.bit_generator.state = ckpt["rng"]["numpy"]
-            pool.load_state(ckpt["pool"], lambda: PolicyNet(D, A, tuple(cfg.hidden)))
+            pool.load_state(ckpt["pool"], lambda: PolicyNet(*shape))
             backend.load_state(ckpt["workers"])  # the matches in flight, carried transitions
             if ckpt["past"] is not None:
-                past = PolicyNet(D, A, tuple(cfg.hidden))
+                past = PolicyNet(*shape)
                 past.load_state_dict(ckpt["past"])
             if exploiter is not None and ckpt.get("exploiter") is not None:
                 x = ckpt["exploiter"]
@@ -183,7 +190,7 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         payload = {
             "model": net.state_dict(), "critic": critic.state_dict() if critic else None,
             "optimizer": optimizer.state_dict(), "obs_size": D, "num_actions": A,
-            "hidden": list(cfg.hidden), "observation": cfg.observation,
+            "hidden": list(cfg.hidden), "skip": list(net.skip), "observation": cfg.observation,
             "layout_version": LAYOUT_VERSION, "config": dataclasses.asdict(cfg),
             "global_step": global_step, "iteration": iteration,
             "elapsed": time.time() - start_time, "pool": pool.state(),

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from truco_env.observe import LAYOUT_VERSION, encoder_for_size
+from truco_env.observe import LAYOUT_VERSION, encoder_for_size, live_columns
 
 from .base import Agent
 
@@ -39,12 +39,22 @@ class PolicyNet(nn.Module):
     """Shared MLP trunk with a masked policy head and a value head.
 
     The observation already says where the player sits relative to the mano and which features
-    are its team's, so one network plays every seat.
+    are its team's, so one network plays every seat.  ``skip`` names observation pieces the
+    network does not read (``truco_env.observe.dead_pieces``: those its training games never
+    fill): the first layer sees the other columns only, so a 1v1 network does not pay for the
+    señas, three-player and pica-pica pieces.  It still takes the whole observation
+    (``obs_size`` floats) and plays any game; the skipped pieces mean nothing to it.
     """
 
-    def __init__(self, obs_size: int, num_actions: int, hidden: tuple[int, ...] = (256, 128)):
+    def __init__(self, obs_size: int, num_actions: int, hidden: tuple[int, ...] = (256, 128),
+                 skip: tuple[str, ...] = ()):
         super().__init__()
-        layers, width = [], obs_size
+        self.skip = tuple(skip)
+        cols = None
+        if self.skip:
+            cols = torch.as_tensor(live_columns(encoder_for_size(obs_size), self.skip))
+        self.register_buffer("cols", cols, persistent=False)
+        layers, width = [], obs_size if cols is None else len(cols)
         for h in hidden:
             layers += [_init(nn.Linear(width, h)), nn.Tanh()]
             width = h
@@ -53,14 +63,20 @@ class PolicyNet(nn.Module):
         self.value = _init(nn.Linear(width, 1), std=1.0)
         self.obs_size, self.num_actions, self.hidden = obs_size, num_actions, tuple(hidden)
 
+    def features(self, obs: torch.Tensor) -> torch.Tensor:
+        """The trunk's output for a batch of whole observations."""
+        if self.cols is not None:
+            obs = obs.index_select(-1, self.cols)
+        return self.trunk(obs)
+
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits (illegal actions at -1e9) and values, for a batch."""
-        z = self.trunk(obs)
+        z = self.features(obs)
         logits = self.policy(z).masked_fill(~mask, -1e9)
         return logits, self.value(z).squeeze(-1)
 
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.value(self.trunk(obs)).squeeze(-1)
+        return self.value(self.features(obs)).squeeze(-1)
 
 
 def _init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> nn.Linear:
@@ -138,7 +154,11 @@ def net_from_checkpoint(ckpt: dict, obs_size: int | None = None,
     if num_actions is not None and ckpt["num_actions"] != num_actions:
         raise CheckpointError(f"checkpoint has {ckpt['num_actions']} actions; the environment "
                               f"has {num_actions}")
-    net = PolicyNet(ckpt["obs_size"], ckpt["num_actions"], tuple(ckpt["hidden"]))
+    try:
+        net = PolicyNet(ckpt["obs_size"], ckpt["num_actions"], tuple(ckpt["hidden"]),
+                        skip=tuple(ckpt.get("skip", ())))
+    except ValueError as exc:
+        raise CheckpointError(f"checkpoint does not describe a network: {exc}") from None
     try:
         net.load_state_dict(ckpt["model"])
     except RuntimeError as exc:

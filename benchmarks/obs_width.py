@@ -1,7 +1,9 @@
 """What the compact observation's width costs the learner: the policy's forward pass (one
-rollout step of ``--games`` games) and one PPO minibatch update (``--minibatch`` rows), at this
-layout's width against the width of an older layout (``--layout``, default 3: before the
-pica-pica, three-player and señas pieces), in the same process, one torch thread.  The peers
+rollout step of ``--games`` games) and one PPO minibatch update (``--minibatch`` rows) of three
+networks in the same process, one torch thread: one reading every column of this layout, one
+skipping the pieces a 1v1 game never fills (``PolicyNet(skip=dead_pieces(...))``, what
+``train.py`` builds), and one of an older layout's width (``--layout``, default 3: before the
+pica-pica, three-player and señas pieces).  The peers
 are printed too: a vector env step under random play and the heuristic's ``act_batch``.
 
     python benchmarks/obs_width.py [--layout 3] [--games 1024] [--minibatch 4096]
@@ -19,7 +21,7 @@ import torch
 import truco_env
 from agents.heuristic import HeuristicAgent
 from agents.ppo_policy import PolicyNet
-from truco_env.observe import LAYOUT_VERSION, legacy_columns
+from truco_env.observe import LAYOUT_VERSION, dead_pieces, legacy_columns
 
 
 def ms(f, n: int = 30) -> float:
@@ -51,15 +53,19 @@ def main() -> None:
     heuristic = HeuristicAgent(seed=0)
     print(f"heuristic act_batch, {args.games} rows: {ms(lambda: heuristic.act_batch(o, m)):.2f} ms")
     cols = legacy_columns("compact", args.layout)
+    skip = dead_pieces(venv.rules, venv.players)
+    nets = {  # name -> (network, the observations it is given)
+        f"layout {LAYOUT_VERSION}, every column": (PolicyNet(o.shape[1], m.shape[1]), o),
+        f"layout {LAYOUT_VERSION}, live columns": (PolicyNet(o.shape[1], m.shape[1], skip=skip), o),
+        f"layout {args.layout}": (PolicyNet(len(cols), m.shape[1]), np.ascontiguousarray(o[:, cols])),
+    }
     out = {}
-    for name, x in ((f"layout {LAYOUT_VERSION}", o), (f"layout {args.layout}", o[:, cols])):
-        width = x.shape[1]
-        net = PolicyNet(width, m.shape[1])
-        xt, mt = torch.from_numpy(np.ascontiguousarray(x)), torch.from_numpy(m.astype(bool))
+    for name, (net, x) in nets.items():
+        xt, mt = torch.from_numpy(x), torch.from_numpy(m.astype(bool))
         with torch.no_grad():
             fwd = ms(lambda: net(xt, mt))
         opt = torch.optim.Adam(net.parameters())
-        xb = torch.randn(args.minibatch, width)
+        xb = torch.randn(args.minibatch, x.shape[1])
         mb = torch.ones(args.minibatch, m.shape[1], dtype=torch.bool)
 
         def update() -> None:
@@ -68,12 +74,14 @@ def main() -> None:
             opt.step()
             opt.zero_grad()
 
-        out[name] = (width, fwd, ms(update, 10))
-    (new, (wn, fn, un)), (old, (wo, fo, uo)) = out.items()
-    print(f"policy forward, {args.games} rows: {fn:.2f} ms ({new}, {wn} inputs), "
-          f"{fo:.2f} ms ({old}, {wo} inputs): ratio {fn / fo:.2f}")
-    print(f"PPO minibatch update, {args.minibatch} rows: {un:.2f} ms ({new}), {uo:.2f} ms "
-          f"({old}): ratio {un / uo:.2f}")
+        inputs = x.shape[1] if net.cols is None else len(net.cols)
+        out[name] = (inputs, fwd, ms(update, 10))
+    _, f0, u0 = out[f"layout {args.layout}"]
+    print(f"policy forward ({args.games} rows) and PPO minibatch update ({args.minibatch} rows), "
+          f"ratios to layout {args.layout}'s width:")
+    for name, (inputs, fwd, upd) in out.items():
+        print(f"  {name:<32} {inputs:>4} inputs  forward {fwd:6.2f} ms ({fwd / f0:.2f})  "
+              f"update {upd:6.2f} ms ({upd / u0:.2f})")
 
 
 if __name__ == "__main__":

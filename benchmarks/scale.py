@@ -41,7 +41,6 @@ ROOT = Path(__file__).resolve().parents[1]
 def rollout_rate(cfg, envs: int, rollouts: int) -> tuple[float, float]:
     """(env steps/s, learner transitions per env step) of one worker with ``envs`` games."""
     import torch
-    from agents.ppo_policy import PolicyNet
     from training.pool import Pool, make_baselines
     from training.shaping import win_potential
     from training.worker import RolloutWorker
@@ -49,7 +48,7 @@ def rollout_rate(cfg, envs: int, rollouts: int) -> tuple[float, float]:
     potential = (win_potential(cfg, make_baselines(cfg).get("heuristic"))
                  if cfg.winprob_reward else None)
     worker = RolloutWorker(cfg, envs, potential=potential)
-    worker.set_models(PolicyNet(*worker.sizes, tuple(cfg.hidden)))
+    worker.set_models(worker.make_net())
     sync = {"pool": Pool(cfg, {}, np.random.default_rng(0)).sync_message(set()),
             "exploiter_born": 0}
     worker.rollout(sync)                           # warm-up: numba, carried transitions
@@ -66,7 +65,7 @@ def update_rate(cfg, batch_size: int, device: str, updates: int, threads: int) -
     from agents.ppo_policy import PolicyNet
     from training.ppo import ppo_update
     from training.rollout import Batch
-    from training.worker import make_env
+    from training.worker import make_env, net_args
     torch.set_num_threads(threads)
     probe = make_env(cfg, 1, 0)
     D, A = probe.observation_size, probe.num_actions
@@ -80,7 +79,7 @@ def update_rate(cfg, batch_size: int, device: str, updates: int, threads: int) -
                   rng.standard_normal(batch_size).astype(np.float32),
                   rng.standard_normal(batch_size).astype(np.float32),
                   rng.standard_normal(batch_size).astype(np.float32))
-    net = PolicyNet(D, A, tuple(cfg.hidden)).to(device)
+    net = PolicyNet(*net_args(cfg, probe)).to(device)
     params = list(net.parameters())
     opt = torch.optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
     ppo_update(cfg, net, None, opt, params, batch)          # warm-up

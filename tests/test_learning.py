@@ -251,14 +251,18 @@ def test_the_saved_policy_never_sees_a_hidden_card(tmp_path):
     not among its inputs), and its actions do not change when other hands are swapped."""
     from agents.ppo_policy import PolicyAgent, load_checkpoint
     from truco_env import VectorTrucoEnv
-    from truco_env.observe import HIDDEN_SIZE, LAYOUT_VERSION, RECALL_SIZE, Encoder
+    from truco_env.observe import (HIDDEN_SIZE, LAYOUT_VERSION, RECALL_SIZE, Encoder,
+                                   dead_pieces, live_columns)
+    from truco_env.rules import get_rules
     run = subprocess.run(_args(tmp_path, "p", total_steps=2048), cwd=ROOT, capture_output=True,
                          text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     ckpt = load_checkpoint(tmp_path / "p")
     assert ckpt["obs_size"] == RECALL_SIZE and ckpt["observation"] == "recall"
     assert ckpt["layout_version"] == LAYOUT_VERSION
-    assert ckpt["model"]["trunk.0.weight"].shape[1] == RECALL_SIZE
+    # its first layer reads the recall columns a 1v1 game fills (observe.dead_pieces), no more
+    assert ckpt["skip"] == list(dead_pieces(get_rules("argentino"), 2))
+    assert ckpt["model"]["trunk.0.weight"].shape[1] == len(live_columns("recall", ckpt["skip"]))
     assert ckpt["critic"]["net.0.weight"].shape[1] == Encoder("compact").size + HIDDEN_SIZE
     agent = PolicyAgent.load(tmp_path / "p", greedy=True)
     assert agent.observation == "recall"

@@ -58,6 +58,15 @@ def make_env(cfg: Config, num_envs: int, seed: int):
                           calls=cfg.calls, check_actions=False, seed=seed)
 
 
+def net_args(cfg: Config, env) -> tuple:
+    """``PolicyNet``'s arguments for the run's policy in ``env`` (one of the config's vector
+    envs): observation size, actions, hidden widths, and the observation pieces its games never
+    fill (``truco_env.observe.dead_pieces``), which the network does not read."""
+    from truco_env.observe import dead_pieces
+    return (env.observation_size, env.num_actions, tuple(cfg.hidden),
+            dead_pieces(env.rules, env.players))
+
+
 @dataclass
 class Rollout:
     """One worker's rollout, as the learner receives it."""
@@ -115,6 +124,7 @@ class RolloutWorker:
         self.obs, self.info = self.venv.reset()
         N, P, D, A = num_envs, cfg.players, self.venv.observation_size, self.venv.num_actions
         self.sizes = (D, A)
+        self.net_args = net_args(cfg, self.venv)
         own = dataclasses.replace(cfg, seed=seed)     # this worker's baselines and styles
         self.pool = Pool(cfg, make_baselines(own), self.rng, make_styles(own))
         self.shaper = Shaper(cfg, N, self.venv.rules.target, potential)
@@ -149,7 +159,7 @@ class RolloutWorker:
         import torch
         from agents.ppo_policy import PolicyNet
         with torch.random.fork_rng(devices=[]):
-            return PolicyNet(*self.sizes, tuple(self.cfg.hidden))
+            return PolicyNet(*self.net_args)
 
     def set_models(self, net, critic=None, exploiter=None) -> None:
         """Play with these networks (the local backend passes the learner's own)."""

@@ -74,7 +74,8 @@ COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
     ("hand_rank", 3, "per slot: (truco rank + 1) / 19 of my card (ranks 0..13, piezas "
                      "14..18), zero once played"),
     ("my_envido", 1, "my envido points / 50"),
-    ("my_flor", 1, "my flor points / 50, zero without flor"),
+    ("my_flor", 1, "my flor points / 50 when my three cards make one (whether or not flor is "
+                   "played), else zero"),
     ("baza", 3, "one-hot: the baza in progress"),
     ("baza_results", 9, "per baza: [won by my team, won by the other team, parda]"),
     ("current_baza", P6 * NUM_CARDS, "per relative seat: one-hot of the card played in this baza"),
@@ -226,6 +227,53 @@ def legacy_columns(kind: str, version: int) -> np.ndarray:
     enc = Encoder(kind)
     cols = [np.arange(enc.offsets[n][0], enc.offsets[n][0] + enc.offsets[n][1])
             for n, _, _ in enc.pieces if n not in added]
+    return np.concatenate(cols)
+
+
+#: The pieces that only some games fill, and what those games have (:func:`dead_pieces`).
+THREE_PLAYER_PIECES = ("seat_scores", "gallo", "fourth_card", "in_hand", "answers")
+
+
+def dead_pieces(rules, players: int) -> tuple[str, ...]:
+    """The pieces that are zero in every observation of a ``players`` match under ``rules``
+    (a :class:`truco_env.rules.RuleSet`), in layout order.
+
+    The layout is the same for every game so that one network can play them all, but most of
+    it is a variant's: a 1v1 argentino match never fills ``muestra``, ``pica_pica``, the
+    three-player pieces nor ``senas`` (431 of the compact observation's 946 floats).  A
+    network reads only the other columns (``PolicyNet(skip=...)``): a zero input teaches
+    nothing and costs a full column of the first layer's product.  ``mode`` is never
+    dead (its team one-hot is 1 in team games), nor ``flor`` (its state one-hot), nor
+    ``my_flor`` (a hand's flor points are shown whether or not flor is played).
+
+    >>> from truco_env.rules import get_rules
+    >>> dead_pieces(get_rules("argentino"), 2)
+    ('muestra', 'pica_pica', 'seat_scores', 'gallo', 'fourth_card', 'in_hand', 'answers', 'senas')
+    >>> dead_pieces(get_rules("uruguayo", flor=True), 4)
+    ('pica_pica', 'seat_scores', 'gallo', 'fourth_card', 'in_hand', 'answers', 'senas')
+    """
+    from .rules import plays_pica_pica
+    dead = []
+    if not rules.muestra:
+        dead.append("muestra")
+    if not plays_pica_pica(rules, players):
+        dead.append("pica_pica")
+    if rules.mode == "teams":
+        dead.extend(THREE_PLAYER_PIECES)
+    if rules.senas == "off":
+        dead.append("senas")
+    return tuple(dead)
+
+
+def live_columns(kind: str, skip: tuple[str, ...] | list[str] = ()) -> np.ndarray:
+    """Indices of the columns of a ``kind`` observation outside the pieces ``skip``."""
+    enc = Encoder(kind)
+    unknown = set(skip) - set(enc.offsets)
+    if unknown:
+        raise ValueError(f"unknown pieces {sorted(unknown)} to skip; the pieces of {kind!r} "
+                         f"are {list(enc.offsets)}")
+    cols = [np.arange(start, start + size) for name, (start, size) in enc.offsets.items()
+            if name not in skip]
     return np.concatenate(cols)
 
 
@@ -610,4 +658,5 @@ for _name, _shape in SHAPES.items():
 __all__ = ["Encoder", "SUBFIELDS", "SHAPES", "COMPACT_PIECES", "INFOSTATE_PIECES", "RECALL_PIECES",
            "HIDDEN_PIECES", "COMPACT_SIZE", "INFOSTATE_SIZE", "RECALL_SIZE", "HIDDEN_SIZE",
            "CALLS_MAX", "CALL_ACTIONS", "LAYOUT_VERSION", "KINDS", "encoder_for_size",
+           "dead_pieces", "live_columns",
            "encode_hidden", "ACTIONS"]

@@ -51,7 +51,8 @@ def export(run_dir: str | Path, name: str, out_dir: Path = HERE) -> Path:
     out = Path(out_dir) / f"{name}.pt"
     save_checkpoint(out, {"model": {k: v.half() for k, v in ckpt["model"].items()},
                           "obs_size": ckpt["obs_size"], "num_actions": ckpt["num_actions"],
-                          "hidden": list(ckpt["hidden"]), "game": game})
+                          "hidden": list(ckpt["hidden"]), "skip": list(ckpt.get("skip", ())),
+                          "game": game})
     out.chmod(0o644)     # package data: readable by everyone (temporary files are 0600)
     return out
 
@@ -86,6 +87,9 @@ def widen_inputs(ckpt: dict, name: str = "checkpoint") -> dict:
         raise MigrationError(f"{name}: observation layout {old} cannot be migrated to layout "
                              f"{LAYOUT_VERSION}; only layouts 2..{LAYOUT_VERSION} (which differ "
                              f"by added pieces) can; retrain the policy")
+    if ckpt.get("skip"):
+        raise MigrationError(f"{name}: its network skips the pieces {list(ckpt['skip'])} and "
+                             f"migration widens whole layouts only; retrain the policy")
     kind = ckpt.get("game", ckpt.get("config", {})).get("observation", "compact")
     if kind not in KINDS:
         raise MigrationError(f"{name}: unknown observation kind {kind!r}; expected one of "
