@@ -133,6 +133,9 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         pool.exploiter = Opponent("exploiter", None, "exploiter")  # acts in the workers' games
         new_exploiter(0)
     past = None          # the policy of the previous evaluation (evaluated against)
+    # ---- the magnet (magnet_coef > 0): a frozen copy of the learner, refreshed every
+    # magnet_every iterations, that the PPO loss pulls the policy toward (training.ppo)
+    magnet = frozen_copy(net).to(device) if cfg.magnet_coef > 0 else None
     global_step, iteration, elapsed_before = 0, 0, 0.0
     # ---- the rollout workers (training.worker): the games, their opponents, the carried
     # transitions; local = one in this process, ray = `workers` Ray actors
@@ -168,6 +171,8 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
             if ckpt["past"] is not None:
                 past = PolicyNet(*shape)
                 past.load_state_dict(ckpt["past"])
+            if magnet is not None:   # (a run that had none starts it from the learner)
+                magnet.load_state_dict(ckpt.get("magnet") or net.state_dict())
             if exploiter is not None and ckpt.get("exploiter") is not None:
                 x = ckpt["exploiter"]
                 exploiter.load_state_dict(x["model"])
@@ -197,6 +202,7 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
             "rng": {"numpy": rng.bit_generator.state, "torch": torch.get_rng_state()},
             "workers": backend.state(),
             "past": None if past is None else past.state_dict(),
+            "magnet": None if magnet is None else magnet.state_dict(),
             "exploiter": None if exploiter is None else {
                 "model": exploiter.state_dict(), "optimizer": x_optimizer.state_dict(),
                 "born": exploiter_born}}
@@ -238,7 +244,9 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         batch = Batch.concat([p.batch for p in parts])
 
         # ---------------------------------------------------------------- PPO update
-        stats = ppo_update(cfg, net, critic, optimizer, params, batch)
+        stats = ppo_update(cfg, net, critic, optimizer, params, batch, magnet)
+        if magnet is not None and iteration % cfg.magnet_every == 0:
+            magnet.load_state_dict(net.state_dict())
         if exploiter is not None:  # the exploiter learns from its own seats' transitions
             ppo_update(cfg, exploiter, None, x_optimizer, list(exploiter.parameters()),
                        Batch.concat([p.x_batch for p in parts]))

@@ -104,6 +104,11 @@ class Config:
     vf_coef: float = _f(0.5, "value loss coefficient")
     max_grad_norm: float = _f(0.5, "gradient norm clip")
     target_kl: Optional[float] = _f(None, "stop the epoch loop early above this KL (null = off)")
+    magnet_coef: float = _f(0.0, "regularised self-play: weight of KL(policy || magnet) in the "
+                                 "loss, the magnet a frozen copy of the learner (magnet "
+                                 "mirror descent / R-NaD; 0 = off)")
+    magnet_every: int = _f(100, "iterations between the magnet's refreshes (a copy of the "
+                                "learner then)")
     # --- opponents
     self_play_frac: float = _f(0.3, "fraction of matches where every seat is the learner")
     pool_weight: float = _f(0.3, "weight of past snapshots among the other matches")
@@ -234,7 +239,7 @@ def _check(cfg: Config) -> None:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected one of "
                               f"{list(choices)}")
     positive = ("total_steps", "num_envs", "num_steps", "minibatch_size", "update_epochs",
-                "pool_size", "snapshot_every", "eval_games", "exploiter_reset_every",
+                "pool_size", "snapshot_every", "eval_games", "exploiter_reset_every", "magnet_every",
                 "checkpoint_every", "learning_rate", "workers",
                 "max_grad_norm")
     for key in positive:
@@ -244,7 +249,7 @@ def _check(cfg: Config) -> None:
                 "pool_weight", "heuristic_weight", "random_weight", "pfsp_power", "styles_weight",
                 "pool_recent", "exploit_budget", "score_reward", "keep_every",
                 "winprob_reward",
-                "opponent_weight", "exploiter_weight", "time_budget"):
+                "opponent_weight", "exploiter_weight", "time_budget", "magnet_coef"):
         if getattr(cfg, key) < 0:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected >= 0")
     if cfg.keep_every % cfg.checkpoint_every:

@@ -62,7 +62,7 @@ class Logger:
                "charts/train_win_rate_opponent", "charts/train_win_rate_exploiter",
                "charts/learner_fraction",
                "charts/carried", "losses/value_loss", "losses/policy_loss", "losses/entropy",
-               "losses/old_approx_kl", "losses/approx_kl", "losses/clipfrac",
+               "losses/old_approx_kl", "losses/approx_kl", "losses/clipfrac", "losses/magnet_kl",
                "losses/explained_variance")
 
     def __init__(self, run_dir: Path, cfg: Config, eval_columns: list[str] = (),

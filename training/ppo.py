@@ -9,11 +9,17 @@ from .config import Config
 from .rollout import Batch
 
 
-def ppo_update(cfg: Config, model, crit, opt, prm, b: Batch) -> dict:
+def ppo_update(cfg: Config, model, crit, opt, prm, b: Batch, magnet=None) -> dict:
     """CleanRL's PPO update of ``model`` (and ``crit``, a separate critic reading the compact
     observation and the hidden features) on the trained transitions of ``b`` (every worker's,
     :meth:`training.rollout.Batch.concat`), with their advantages and returns; returns the last
-    minibatch's statistics."""
+    minibatch's statistics.
+
+    ``magnet``: a frozen policy network; the loss then adds ``cfg.magnet_coef`` times
+    KL(model || magnet) over each row's legal actions (the regularised self-play of magnetic
+    mirror descent, Sokota et al. 2023, and R-NaD, Perolat et al. 2022: the policy moves by
+    PPO's steps but is pulled toward a slowly refreshed copy of itself, which damps the cycles
+    of plain self-play); ``losses/magnet_kl`` reports it."""
     import torch
     import torch.nn as nn
     from truco_env.observe import COMPACT_SIZE
@@ -24,7 +30,7 @@ def ppo_update(cfg: Config, model, crit, opt, prm, b: Batch) -> dict:
     T_adv = torch.from_numpy(b.adv).to(device)
     T_ret = torch.from_numpy(ret).to(device)
     clipfracs, approx_kl, old_approx_kl = [], torch.zeros(()), torch.zeros(())
-    pg_loss = v_loss = entropy_loss = torch.zeros(())
+    pg_loss = v_loss = entropy_loss = magnet_kl = torch.zeros(())
     n_mb = max(1, round(B / cfg.minibatch_size))
     for epoch in range(cfg.update_epochs if B else 0):
         perm = torch.randperm(B, device=device)
@@ -55,6 +61,9 @@ def ppo_update(cfg: Config, model, crit, opt, prm, b: Batch) -> dict:
                 v_loss = 0.5 * ((newvalue - T_ret[mb]) ** 2).mean()
             entropy_loss = entropy.mean()
             loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
+            if magnet is not None:
+                magnet_kl = magnet_divergence(logprobs, magnet, T["obs"][mb], T["mask"][mb])
+                loss = loss + cfg.magnet_coef * magnet_kl
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(prm, cfg.max_grad_norm)
@@ -63,9 +72,20 @@ def ppo_update(cfg: Config, model, crit, opt, prm, b: Batch) -> dict:
             break
     var_y = np.var(ret) if B else 0.0
     return {"losses/value_loss": v_loss.item(), "losses/policy_loss": pg_loss.item(),
-            "losses/entropy": entropy_loss.item(),
+            "losses/entropy": entropy_loss.item(), "losses/magnet_kl": magnet_kl.item(),
             "losses/old_approx_kl": old_approx_kl.item(),
             "losses/approx_kl": approx_kl.item(),
             "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
             "losses/explained_variance": float("nan") if var_y == 0 else
             float(1 - np.var(ret - b.value) / var_y)}
+
+
+def magnet_divergence(logprobs, magnet, obs, mask):
+    """Mean over rows of KL(pi || magnet), ``logprobs`` the policy's log-probabilities (illegal
+    actions at about -1e9, so their probabilities are 0 and they add nothing); the magnet's
+    are computed here without gradient."""
+    import torch
+    with torch.no_grad():
+        ref = torch.log_softmax(magnet(obs, mask)[0], 1)
+    p = logprobs.exp()
+    return (p * (logprobs - ref)).masked_fill(~mask, 0.0).sum(1).mean()
