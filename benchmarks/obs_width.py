@@ -74,8 +74,7 @@ def main() -> None:
             opt.step()
             opt.zero_grad()
 
-        inputs = x.shape[1] if net.cols is None else len(net.cols)
-        out[name] = (inputs, fwd, ms(update, 10))
+        out[name] = (net.trunk[0].in_features, fwd, ms(update, 10))
     _, f0, u0 = out[f"layout {args.layout}"]
     print(f"policy forward ({args.games} rows) and PPO minibatch update ({args.minibatch} rows), "
           f"ratios to layout {args.layout}'s width:")

@@ -35,8 +35,9 @@ def ppo_update(cfg: Config, model, crit, opt, prm, b: Batch, magnet=None) -> dic
     for epoch in range(cfg.update_epochs if B else 0):
         perm = torch.randperm(B, device=device)
         for mb in perm.tensor_split(n_mb):
-            logits, shared_v = model(T["obs"][mb], T["mask"][mb])
-            newvalue = (crit(T["obs"][mb, :COMPACT_SIZE], T["hid"][mb])
+            obs, mask = T["obs"][mb], T["mask"][mb]   # gathered once: model, critic, magnet
+            logits, shared_v = model(obs, mask)
+            newvalue = (crit(obs[:, :COMPACT_SIZE], T["hid"][mb])
                         if crit is not None else shared_v)
             logprobs = torch.log_softmax(logits, 1)
             newlogp = logprobs.gather(1, T["act"][mb, None]).squeeze(1)
@@ -62,7 +63,7 @@ def ppo_update(cfg: Config, model, crit, opt, prm, b: Batch, magnet=None) -> dic
             entropy_loss = entropy.mean()
             loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
             if magnet is not None:
-                magnet_kl = magnet_divergence(logprobs, magnet, T["obs"][mb], T["mask"][mb])
+                magnet_kl = magnet_divergence(logprobs, magnet, obs, mask)
                 loss = loss + cfg.magnet_coef * magnet_kl
             opt.zero_grad()
             loss.backward()

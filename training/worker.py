@@ -123,8 +123,7 @@ class RolloutWorker:
         self.venv = make_env(cfg, num_envs, seed)
         self.obs, self.info = self.venv.reset()
         N, P, D, A = num_envs, cfg.players, self.venv.observation_size, self.venv.num_actions
-        self.sizes = (D, A)
-        self.net_args = net_args(cfg, self.venv)
+        self.net_args = net_args(cfg, self.venv)   # the policy network's shape
         own = dataclasses.replace(cfg, seed=seed)     # this worker's baselines and styles
         self.pool = Pool(cfg, make_baselines(own), self.rng, make_styles(own))
         self.shaper = Shaper(cfg, N, self.venv.rules.target, potential)

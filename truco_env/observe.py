@@ -223,14 +223,12 @@ def legacy_columns(kind: str, version: int) -> np.ndarray:
     this one without them: ``obs[..., legacy_columns(kind, 2)]`` is the version-2 observation
     (in team games; the added pieces hold nothing the old ones did).
     """
-    added = {n for v, names in ADDED_PIECES.items() if v > version for n in names}
-    enc = Encoder(kind)
-    cols = [np.arange(enc.offsets[n][0], enc.offsets[n][0] + enc.offsets[n][1])
-            for n, _, _ in enc.pieces if n not in added]
-    return np.concatenate(cols)
+    return live_columns(kind, [n for v, names in ADDED_PIECES.items() if v > version
+                               for n in names])
 
 
-#: The pieces that only some games fill, and what those games have (:func:`dead_pieces`).
+#: The pieces of the three-player modes, zero in team games (:func:`dead_pieces`; ``mode`` is
+#: not one: its team one-hot is set in team games).
 THREE_PLAYER_PIECES = ("seat_scores", "gallo", "fourth_card", "in_hand", "answers")
 
 
