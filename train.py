@@ -16,7 +16,11 @@ whole run, chosen by PFSP), the heuristic, a training style of :mod:`agents.zoo`
 exploiter (:mod:`training.pool`); there only the learner's team is trained. The exploiter
 (``exploiter_weight > 0``) is a second network trained by the same PPO update on its own seats
 of its matches against the learner: it looks for the learner's holes while the learner closes
-them, and retires into the pool every ``exploiter_reset_every`` iterations.
+them, and retires into the pool every ``exploiter_reset_every`` iterations. With
+``exploiter_hunt`` each exploiter after the first starts with a hunt: that many iterations in
+which every new match is against it and only it trains, the learner frozen (a best response
+to the learner of the moment, found inside the run; the learner then meets it at
+``exploiter_weight`` for the rest of its life and as a snapshot after).
 
 Credit goes to the seat that acted (:mod:`training.rollout`): a reward for a seat is added to
 its latest transition, GAE runs along each (game, seat) trajectory, and the transitions a
@@ -227,8 +231,15 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         return global_step >= cfg.total_steps or (
             cfg.time_budget > 0 and time.time() - start_time >= cfg.time_budget)
 
+    def hunting() -> bool:
+        """This iteration is in an exploiter's hunt (not the first exploiter's: it is born
+        with an untrained learner)."""
+        return (exploiter is not None and exploiter_born > 0
+                and iteration - exploiter_born <= cfg.exploiter_hunt)
+
     while not finished():
         iteration += 1
+        pool.hunting = hunting()   # every new match is against the exploiter; the learner waits
         frac = 1.0 - (global_step / cfg.total_steps)
         if cfg.time_budget > 0:
             frac = min(frac, 1.0 - (time.time() - start_time) / cfg.time_budget)
@@ -244,7 +255,9 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         batch = Batch.concat([p.batch for p in parts])
 
         # ---------------------------------------------------------------- PPO update
-        stats = ppo_update(cfg, net, critic, optimizer, params, batch, magnet)
+        # (in a hunt the learner's transitions are dropped: it is the exploiter's fixed target)
+        stats = {} if pool.hunting else ppo_update(cfg, net, critic, optimizer, params, batch,
+                                                    magnet)
         if magnet is not None and iteration % cfg.magnet_every == 0:
             magnet.load_state_dict(net.state_dict())
         if exploiter is not None:  # the exploiter learns from its own seats' transitions
@@ -255,7 +268,7 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
 
         # ---------------------------------------------------------------- pool, eval, logs
         pool.decay()
-        if iteration % cfg.snapshot_every == 0 or not pool.snapshots:
+        if (iteration % cfg.snapshot_every == 0 and not pool.hunting) or not pool.snapshots:
             pool.add_snapshot(net)
         sps = int((global_step - start_step) / max(time.time() - start_time - elapsed_before,
                                                    1e-9))

@@ -343,3 +343,43 @@ def test_the_exploiter_learns_from_its_own_seats_and_retires_into_the_pool(tmp_p
     from training.config import ConfigError
     with pytest.raises(ConfigError, match="exploiter_weight=-1"):
         make_config({"exploiter_weight": -1})
+
+
+def test_an_exploiters_hunt_trains_it_alone_against_a_frozen_learner(tmp_path):
+    """exploiter_hunt: in the first exploiter_hunt iterations of every exploiter but the
+    first, the learner is not updated (its weights stay those of the iteration before, no
+    loss is logged, no snapshot of it is taken) while the exploiter trains; every match the
+    pool then draws is against the exploiter."""
+    from agents.ppo_policy import load_checkpoint
+    out = subprocess.run(_args(tmp_path, "h", total_steps=1024 * 8, eval_every=0,
+                               exploiter_weight=1.0, exploiter_reset_every=3, exploiter_hunt=2,
+                               checkpoint_every=1, keep_every=1, magnet_coef=0.0),
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    rows = {int(r["iteration"]): r for r in _rows(tmp_path / "h")}
+    hunt = {4, 5, 7, 8}       # exploiters born at iterations 3 and 6 (the first, at 0, does not)
+    assert {i for i, r in rows.items() if r["losses/policy_loss"] == ""} == hunt
+    ck = {i: load_checkpoint(tmp_path / "h" / "checkpoints" / f"step_{1024 * i}.pt")
+          for i in range(3, 9)}
+    same = lambda a, b: all(torch.equal(a[k], b[k]) for k in a)  # noqa: E731
+    assert same(ck[3]["model"], ck[4]["model"]) and same(ck[4]["model"], ck[5]["model"])
+    assert not same(ck[5]["model"], ck[6]["model"])              # the learner trains again
+    assert not same(ck[4]["exploiter"]["model"], ck[5]["exploiter"]["model"])
+    assert int(ck[8]["exploiter"]["born"]) == 6
+    # Snapshots (snapshot_every=1): the learner's at 1, 2, 3 and 6, the exploiters' at 3 and 6.
+    assert ck[3]["pool"]["count"] == ck[5]["pool"]["count"] == 4
+    assert ck[8]["pool"]["count"] == 6
+
+    from training.config import ConfigError
+    from training.pool import Pool
+    cfg = make_config({"exploiter_weight": 1.0, "exploiter_hunt": 2})
+    pool = Pool(cfg, {"heuristic": object(), "random": object()}, np.random.default_rng(0))
+    pool.exploiter = Opponent("exploiter", None, "exploiter")
+    pool.hunting = True
+    assert all(o is pool.exploiter for o in pool.sample(50))
+    pool.hunting = False
+    assert any(o is not pool.exploiter for o in pool.sample(50))
+    with pytest.raises(ConfigError, match="exploiter_hunt=400"):
+        make_config({"exploiter_weight": 1.0, "exploiter_hunt": 400})
+    with pytest.raises(ConfigError, match="exploiter_hunt=5: a hunt needs an exploiter"):
+        make_config({"exploiter_hunt": 5})

@@ -126,6 +126,9 @@ class Config:
                                       "league's main exploiter; 0 = none)")
     exploiter_reset_every: int = _f(400, "iterations an exploiter lives: then it joins the "
                                          "pool as a snapshot and restarts from the learner")
+    exploiter_hunt: int = _f(0, "iterations at the start of every exploiter's life but the "
+                                "first in which it plays every new match against a frozen "
+                                "learner and only it trains (a best-response phase); 0 = none")
     pool_size: int = _f(8, "past snapshots kept in the pool: the pool_recent newest and a "
                            "uniform (reservoir) sample of all older ones")
     pool_recent: int = _f(2, "newest snapshots always kept in the pool")
@@ -264,6 +267,14 @@ def _check(cfg: Config) -> None:
         raise ConfigError("pool_weight, heuristic_weight, styles_weight, random_weight, "
                           "opponent_weight and exploiter_weight are all 0 while self_play_frac "
                           "< 1: no opponent")
+    if cfg.exploiter_hunt < 0 or (cfg.exploiter_hunt
+                                  and cfg.exploiter_hunt >= cfg.exploiter_reset_every):
+        raise ConfigError(f"bad value exploiter_hunt={cfg.exploiter_hunt!r}: expected 0 (none) "
+                          f"or fewer than exploiter_reset_every={cfg.exploiter_reset_every} "
+                          f"iterations")
+    if cfg.exploiter_hunt and not cfg.exploiter_weight:
+        raise ConfigError(f"bad value exploiter_hunt={cfg.exploiter_hunt!r}: a hunt needs an "
+                          f"exploiter (exploiter_weight > 0)")
     if cfg.opponent_weight > 0 and not cfg.opponent:
         raise ConfigError("opponent_weight > 0 needs an `opponent` spec")
     _check_backend(cfg)

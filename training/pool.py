@@ -18,6 +18,10 @@ ever plays the learner and is trained to beat it (train.py owns and trains it; h
 ``exploiter`` kind of opponent).  It starts as a copy of the learner and, every
 ``exploiter_reset_every`` iterations, retires into the population as a snapshot
 (``exploiter_N``) and starts again from the learner, so the holes it found stay in the pool.
+With ``exploiter_hunt`` every exploiter but the first begins with a hunt: for that many
+iterations :attr:`Pool.hunting` is set, every new match is the learner against the exploiter
+(no self-play, no other opponent) and train.py trains the exploiter only, against a frozen
+learner: a best-response phase (PSRO's oracle step) inside the run.
 
 Everything here (the snapshots, their statistics, every opponent's random stream) is in
 :meth:`Pool.state`, which train.py puts into its checkpoints.
@@ -103,6 +107,7 @@ class Pool:
         self.count = 0                       # snapshots ever taken (names them)
         self.aged = 0                        # snapshots that left the recent window
         self.exploiter: Opponent | None = None  # the learning exploiter (train.py's)
+        self.hunting = False                 # the exploiter's hunt: it plays every new match
 
     @property
     def snapshots(self) -> list[Opponent]:
@@ -173,6 +178,8 @@ class Pool:
     def sample(self, k: int) -> list[Opponent | None]:
         """``k`` draws: ``None`` = self-play, else an opponent."""
         cfg = self.cfg
+        if self.hunting:
+            return [self.exploiter] * k
         wd = self.weights()
         w = np.array([wd[x] for x in self.KINDS])
         out: list[Opponent | None] = []
@@ -237,7 +244,7 @@ class Pool:
     def sync_message(self, known: set[str]) -> dict:
         """What a worker's replica needs to match this pool: the membership in order, the
         snapshots' results, and the weights (with seeds) of those not in ``known``."""
-        return {"recent": [s.name for s in self.recent],
+        return {"recent": [s.name for s in self.recent], "hunting": self.hunting,
                 "reservoir": [s.name for s in self.reservoir],
                 "results": {s.name: (s.wins, s.games) for s in self.snapshots},
                 "new": {s.name: (s.agent.net.state_dict(), s.seed) for s in self.snapshots
@@ -251,6 +258,7 @@ class Pool:
             if name not in have:
                 have[name] = snapshot_opponent(name, weights, seed, make_net, seed_of(seed))
         self.recent = [have[n] for n in msg["recent"]]
+        self.hunting = msg["hunting"]
         self.reservoir = [have[n] for n in msg["reservoir"]]
         for s in self.snapshots:
             s.wins, s.games = msg["results"][s.name]
