@@ -28,6 +28,15 @@ class Agent:
     override :meth:`act` (per decision, may use the decoded view); the default :meth:`act`
     calls :meth:`act_batch` on a batch of one.  ``seed`` makes every random choice reproducible.
 
+    :meth:`act_many` answers several agents' rows of one batch at once:
+    ``cls.act_many([(agent, idx), ...], obs, mask)``, ``idx`` an int array of rows of ``obs`` /
+    ``mask``, the parts disjoint, every agent in at most one part.  The contract: the actions
+    of each agent's rows, and what the call draws from each agent's random stream, are exactly
+    those of ``agent.act_batch(obs[idx], mask[idx])``.  The default calls each agent's
+    :meth:`act_batch` in turn; a class whose agents can share one vectorized pass overrides it
+    (:meth:`agents.heuristic.HeuristicAgent.act_many`), which is what a trainer that plays many
+    opponents of one class (``training.worker``) gains by.
+
     Optional: ``advice(observation) -> {"probs": {action_id: probability}, "value": float or
     None} | None``, what the agent thinks of one decision, over the legal actions only, for a
     person who asks (the browser's advice mode, :mod:`truco_env.web`).  Agents that cannot say
@@ -61,6 +70,16 @@ class Agent:
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Actions ``int64[N]`` for ``obs: float32[N, D]`` (compact layout first) and ``mask[N, A]``."""
         raise NotImplementedError(f"{type(self).__name__} cannot act on a batch")
+
+    @classmethod
+    def act_many(cls, parts: "list[tuple[Agent, np.ndarray]]", obs: np.ndarray,
+                 mask: np.ndarray) -> np.ndarray:
+        """Actions ``int64[N]`` for the rows of every ``(agent, idx)`` of ``parts`` (class
+        docstring); rows no part covers get 0."""
+        out = np.zeros(len(obs), np.int64)
+        for agent, idx in parts:
+            out[idx] = agent.act_batch(obs[idx], mask[idx])
+        return out
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -48,6 +48,7 @@ At their defaults the knobs reproduce the plain ``heuristic`` exactly.
 """
 from __future__ import annotations
 
+import operator
 
 import numpy as np
 
@@ -246,6 +247,46 @@ _PLAY = np.array([A["play_0"], A["play_1"], A["play_2"]])
 _BIG = 99
 
 
+def _card_prob(agent: "HeuristicAgent") -> float:
+    """The probability of a random card of an agent's ``cards`` (0 for a card mode)."""
+    return 0.0 if isinstance(agent.cards, str) else agent.cards
+
+
+class _Parts:
+    """The agents of one vectorized pass of :class:`HeuristicAgent` (:meth:`~HeuristicAgent.
+    act_many`; one agent for :meth:`~HeuristicAgent.act_batch`), each on consecutive rows of
+    the batch, ``counts`` rows each in the order given."""
+
+    def __init__(self, agents: list, counts: list[int]):
+        self.agents, self.counts, self.n = agents, counts, int(sum(counts))
+        ends = np.cumsum(counts, dtype=np.int64)
+        self.slices = [slice(int(e - c), int(e)) for c, e in zip(counts, ends)]
+
+    def knob(self, get) -> "float | np.ndarray":
+        """A knob's value per row: ``get(agent)`` (a name: that attribute); the scalar itself
+        when there is one agent."""
+        if isinstance(get, str):
+            get = operator.attrgetter(get)
+        values = [get(a) for a in self.agents]
+        return values[0] if len(values) == 1 else np.repeat(values, self.counts)
+
+    def draw(self, gate, tail: tuple = ()) -> "np.ndarray | None":
+        """One random draw site: every agent for which ``gate(agent, its slice)`` holds draws
+        ``agent.rng.random((its rows, *tail))`` for its rows, as its own ``act_batch`` would,
+        in the order of the parts; the other rows get 1.0 (``u < p`` is then false).  None
+        when no agent draws."""
+        if len(self.agents) == 1:
+            a, s = self.agents[0], self.slices[0]
+            return a.rng.random((self.n, *tail)) if gate(a, s) else None
+        out = None
+        for a, s in zip(self.agents, self.slices):
+            if gate(a, s):
+                if out is None:
+                    out = np.ones((self.n, *tail))
+                out[s] = a.rng.random((s.stop - s.start, *tail))
+        return out
+
+
 class HeuristicAgent(Agent):
     """Rule-based player (module docstring).  Parameters, all validated by :func:`agents.load`
     (``heuristic:bluff=0.2,accept=-0.1``); the defaults are the tuned player ``heuristic``.
@@ -411,8 +452,12 @@ class HeuristicAgent(Agent):
         }
 
     # ------------------------------------------------------------------ cards
-    def _choose_card(self, d: dict) -> np.ndarray:
-        """Slot of the card to play in every game (the lowest sensible card)."""
+    def _choose_card(self, d: dict, high=None, low=None) -> np.ndarray:
+        """Slot of the card to play in every game (the lowest sensible card).  ``high`` /
+        ``low``: whether a row plays ``cards=high`` / ``cards=low`` (a bool, or one per row;
+        default: this agent's ``cards``)."""
+        if high is None:
+            high, low = self.cards == "high", self.cards == "low"
         n, rank, have = d["n"], d["rank"], d["have"]
         rows = np.arange(n)
         lo_key = np.where(have, rank, _BIG)
@@ -450,17 +495,17 @@ class HeuristicAgent(Agent):
         follow_mine = np.where(help_partner, lowest_strong, lowest)
         follow = np.where(partner_holds, follow_mine, follow_theirs)
         slot = np.where(d["cur_count"] == 0, lead, follow)
-        if self.cards == "high":
+        if np.any(high):
             # Lead the best card; follow with it when it beats the table, else the lowest.
             beats_high = rank[rows, highest] > opp_best
             follow_high = np.where(partner_holds | ~beats_high, lowest, highest)
-            slot = np.where(d["cur_count"] == 0, highest, follow_high)
-        elif self.cards == "low":
+            slot = np.where(high, np.where(d["cur_count"] == 0, highest, follow_high), slot)
+        if np.any(low):
             # Lead the lowest card; follow with the lowest, or with the lowest card that beats
             # the table (a tie when none does) when the baza must be won.
             must_win = lost_or_parda & ~partner_holds
             follow_low = np.where(must_win, follow_theirs, lowest)
-            slot = np.where(d["cur_count"] == 0, lowest, follow_low)
+            slot = np.where(low, np.where(d["cur_count"] == 0, lowest, follow_low), slot)
         # Safety: a slot that is not in the hand (cannot happen when a card is legal).
         slot = np.where(have[rows, slot], slot, lowest)
         return slot
@@ -513,18 +558,48 @@ class HeuristicAgent(Agent):
     # ------------------------------------------------------------------ decisions
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs = np.asarray(obs, dtype=np.float32)[:, :COMPACT_SIZE]
-        legal = np.asarray(mask).astype(bool)
+        return self._decide(_Parts([self], [len(obs)]), obs, np.asarray(mask).astype(bool))
+
+    @classmethod
+    def act_many(cls, parts: "list[tuple[Agent, np.ndarray]]", obs: np.ndarray,
+                 mask: np.ndarray) -> np.ndarray:
+        """:meth:`Agent.act_many` in one vectorized pass over the rows of every part: the knobs
+        are per row, every random draw is each agent's own for its rows (same shapes, order
+        and conditions as its :meth:`act_batch`).  Parts of another class (a subclass
+        included), or a subclass that rewrites :meth:`act_batch`, get the default."""
+        parts = [(a, np.asarray(idx)) for a, idx in parts if len(idx)]
+        if cls.act_batch is not HeuristicAgent.act_batch \
+                or any(type(a) is not cls for a, _ in parts):
+            return super().act_many(parts, obs, mask)
+        if len({id(a) for a, _ in parts}) < len(parts):
+            raise ValueError("act_many: an agent appears in more than one part")
+        out = np.zeros(len(obs), np.int64)
+        if parts:
+            sel = np.concatenate([idx for _, idx in parts])
+            obs = np.asarray(obs, dtype=np.float32)[:, :COMPACT_SIZE]
+            group = _Parts([a for a, _ in parts], [len(idx) for _, idx in parts])
+            out[sel] = parts[0][0]._decide(group, obs[sel], np.asarray(mask)[sel].astype(bool))
+        return out
+
+    def _decide(self, parts: "_Parts", obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """The actions of ``parts``' agents (``self``: the first of them), each on its
+        consecutive rows of ``obs`` (compact) and ``legal``: the knobs are ``parts``' values
+        (a scalar with one agent), the random draws each agent's (:meth:`_Parts.draw`)."""
         n = obs.shape[0]
         if not legal.any(axis=1).all():
             raise ValueError("an action mask row has no legal action")
+        knob = parts.knob
         d = self._decode(obs)
-        slot = self._choose_card(d)
-        if not isinstance(self.cards, str) and self.cards > 0:
-            # A uniformly random card of the hand instead, with probability ``cards``.
-            keys = self.rng.random((n, 3)) + d["have"]
-            slot = np.where(self.rng.random(n) < self.cards, keys.argmax(axis=1), slot)
+        slot = self._choose_card(d, knob(lambda a: a.cards == "high"),
+                                 knob(lambda a: a.cards == "low"))
+        # A uniformly random card of the hand instead, with probability ``cards``.
+        random_card = lambda a, s: _card_prob(a) > 0  # noqa: E731
+        keys = parts.draw(random_card, (3,))
+        if keys is not None:
+            u = parts.draw(random_card)
+            slot = np.where(u < knob(_card_prob), (keys + d["have"]).argmax(axis=1), slot)
         w = self.win_prob(d, slot)
-        agg = 0.15 * self.aggression
+        agg = 0.15 * knob("aggression")
         desperate = (d["theirs_frac"] >= 0.85) & (d["mine_frac"] < 0.85)
 
         # Preference of every action; the best legal one is played.  Defaults rank the sane
@@ -565,53 +640,58 @@ class HeuristicAgent(Agent):
         p_open = ENVIDO_WIN[m, 0, tie, e]
         passed = (d["baza"] == 0) & (d["opp_best"] >= 0)  # an opponent played without singing
         p_open = p_open + np.where(passed, self.OPEN_PASSED, 0.0) + agg
-        p_open = p_open + self.envido
+        p_open = p_open + knob("envido")
         can_open = legal[:, A["envido"]] & (d["env_chain"] == 0)
         choose(can_open & (p_open >= self.OPEN_FALTA), "falta_envido")
         choose(can_open & (p_open >= self.OPEN_REAL), "real_envido")
         choose(can_open & (p_open >= self.OPEN_ENVIDO), "envido")
-        if self.envido_bluff > 0:
-            choose(can_open & (self.rng.random(n) < self.envido_bluff), "envido")
+        u = parts.draw(lambda a, s: a.envido_bluff > 0)
+        if u is not None:
+            choose(can_open & (u < knob("envido_bluff")), "envido")
 
-        chain = np.array([c for c, _, _ in ENVIDO_CHAIN])[d["env_chain"]]
         q_pts = np.array([q for _, q, _ in ENVIDO_CHAIN], dtype=np.float64)[d["env_chain"]]
         nq_pts = np.array([x for _, _, x in ENVIDO_CHAIN], dtype=np.float64)[d["env_chain"]]
         falta = np.maximum(d["lacks_frac"] * self.FALTA_NOMINAL, nq_pts + 1)
         q_pts = np.where(q_pts < 0, falta, q_pts)
-        floor = np.array([self.CALLER_FLOOR.get(c[-1:], 0) for c in chain], dtype=np.int64)
+        floor = np.array([self.CALLER_FLOOR.get(c[-1:], 0) for c, _, _ in ENVIDO_CHAIN],
+                         dtype=np.int64)[d["env_chain"]]   # a table per chain, not per row
         floor = np.maximum(floor, d["sig_opp_envido"])   # a caught rival seña of envido alto
         p_env = ENVIDO_WIN[m, floor, tie, e] + agg
         in_env = answering & (flor_state == 0) & d["env_pending"]
-        p_up = p_env + self.raises
+        raises, accept_knob, raise_bluff = knob("raises"), knob("accept"), knob("raise_bluff")
+        p_up = p_env + raises
         choose(in_env & (p_up >= 0.90), "falta_envido")
         choose(in_env & (p_up >= 0.78), "real_envido")
         choose(in_env & (p_up >= 0.72), "envido")
-        if self.raise_bluff > 0:   # a re-raise on a hand that would not raise (a bluff)
-            bluff_up = in_env & (self.rng.random(n) < self.raise_bluff)
+        re_raise = lambda a, s: a.raise_bluff > 0  # noqa: E731
+        u = parts.draw(re_raise)
+        if u is not None:   # a re-raise on a hand that would not raise (a bluff)
+            bluff_up = in_env & (u < raise_bluff)
             choose(bluff_up, "falta_envido")
             choose(bluff_up, "real_envido")
-        accept_env = (2 * (p_env + self.accept) - 1) * q_pts > -np.where(d["alone"], 0.0, nq_pts)
+        accept_env = (2 * (p_env + accept_knob) - 1) * q_pts > -np.where(d["alone"], 0.0, nq_pts)
         choose(in_env & (accept_env | desperate), "quiero")
         choose(in_env, "no_quiero")
 
         # ---- truco
         lvl = d["truco_pending"]
         in_truco = answering & (flor_state == 0) & ~d["env_pending"] & (lvl > 0)
-        raise_ok = in_truco & (w >= self.RAISE[lvl] - agg - self.raises)
+        raise_ok = in_truco & (w >= self.RAISE[lvl] - agg - raises)
         choose(raise_ok, "retruco")
         choose(raise_ok, "vale_cuatro")
-        if self.raise_bluff > 0:
-            choose(in_truco & (lvl == 1) & (self.rng.random(n) < self.raise_bluff), "retruco")
-        accept = (w >= self.ACCEPT[lvl] - agg - self.accept) \
-            | (desperate & (w >= 0.2 - self.accept))
+        u = parts.draw(re_raise)
+        if u is not None:
+            choose(in_truco & (lvl == 1) & (u < raise_bluff), "retruco")
+        accept = (w >= self.ACCEPT[lvl] - agg - accept_knob) \
+            | (desperate & (w >= 0.2 - accept_knob))
         choose(in_truco & accept, "quiero")
         choose(in_truco, "no_quiero")
 
         my_turn = ~answering
         nxt = np.minimum(d["truco_level"] + 1, 3)
         # Bluffs call truco or retruco, never vale cuatro (a lost bluff there costs 4).
-        bluff = (self.rng.random(n) < self.bluff) & (nxt < 3)
-        call = my_turn & ((w >= self.CALL[nxt] - agg - self.call) | bluff)
+        bluff = (parts.draw(lambda a, s: True) < knob("bluff")) & (nxt < 3)
+        call = my_turn & ((w >= self.CALL[nxt] - agg - knob("call")) | bluff)
         for name in ("truco", "retruco", "vale_cuatro"):
             choose(call, name)
 
@@ -626,7 +706,7 @@ class HeuristicAgent(Agent):
         # probability ``liar``, a false one); the turn stays, the decisions above come next.
         can_sena = legal[:, core.A_SENA0]
         if can_sena.any():
-            sena = self._choose_sena(obs, d, legal, can_sena)
+            sena = self._choose_sena(obs, d, legal, can_sena, parts)
             rows = np.flatnonzero(sena >= 0)
             want[rows] = core.A_SENA0 + sena[rows]
         rows = np.flatnonzero(want >= 0)
@@ -634,13 +714,13 @@ class HeuristicAgent(Agent):
         pref[~legal] = -np.inf
         return pref.argmax(axis=1)
 
-    def _choose_sena(self, obs: np.ndarray, d: dict, legal: np.ndarray,
-                     can: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def _choose_sena(obs: np.ndarray, d: dict, legal: np.ndarray, can: np.ndarray,
+                     parts: "_Parts") -> np.ndarray:
         """The seña number to make in every game (-1 none): traditional señas only; the best
         unplayed card's seña (baza 1: envido alto / sin envido first unless that card is a
         tres or better), uruguayo's ``nada`` in baza 1 without one; a lie with probability
-        ``liar`` (a seña false of the hand)."""
-        n = len(obs)
+        ``liar`` (a seña false of the hand), drawn by an agent whose rows can make one."""
         v = _ENC.views(obs)
         traditional = v["senas.kind"][:, 0] > 0.5
         uru = ~d["no_muestra"]
@@ -659,9 +739,11 @@ class HeuristicAgent(Agent):
         sena = np.where(uru & (sena < 0) & (d["baza"] == 0), _NADA, sena)   # nada: of the
         # hand as dealt, so only before any card of it is played
         nk = legal[:, core.A_SENA0:].sum(axis=1)
-        if self.liar > 0:
-            lie = self.rng.random(n) < self.liar
-            keys = self.rng.random((n, legal.shape[1] - core.A_SENA0)) \
+        lies = lambda a, s: a.liar > 0 and can[s].any()  # noqa: E731
+        u = parts.draw(lies)
+        if u is not None:
+            lie = u < parts.knob("liar")
+            keys = parts.draw(lies, (legal.shape[1] - core.A_SENA0,)) \
                 + (legal[:, core.A_SENA0:] & ~true[:, :legal.shape[1] - core.A_SENA0])
             false = keys.argmax(axis=1)
             ok = (legal[:, core.A_SENA0:] & ~true[:, :legal.shape[1] - core.A_SENA0]).any(axis=1)

@@ -1,14 +1,20 @@
 """Where one rollout worker's time goes: the shares of a default-config rollout spent in the
-heuristic family's ``act_batch`` (the heuristic and the training styles, one call per
-opponent per step), the policy's forward pass and sampling, the environment step (rules core
-and encoder) and the transition buffer, measured with cProfile in one process.
+heuristic family's ``act_many`` (the heuristic and the training styles, one vectorized call
+per step for all of them), the policy's forward pass and sampling, the environment step
+(rules core and encoder) and the transition buffer, measured with cProfile in one process.
 
     python benchmarks/rollout_profile.py [--config configs/default.yaml] [--rollouts 4]
-                                         [--threads 2] [--top 0]
+                                         [--threads 2] [--top 0] [--rows 1024]
 
 The shares are ratios of one run to itself; cProfile's overhead inflates the many small
 Python calls a little, so read them against each other, not as absolute times.  ``--top N``
 also prints cProfile's N most expensive functions.
+
+Then, without the profiler, what ``act_many`` saves: the heuristic family's agents of the
+config's pool on ``--rows`` rows of real 1v1 states, shared out as the pool draws them (by
+``heuristic_weight`` and ``styles_weight``), each agent's ``act_batch`` on its rows (one call
+per opponent, as the rollout did before) against one ``HeuristicAgent.act_many`` over the same
+rows, printed as a ratio.
 """
 from __future__ import annotations
 
@@ -23,7 +29,7 @@ from training.config import DEFAULT_CONFIG, make_config, read_yaml
 
 #: (label, file suffix, function name) of the parts reported, by cumulative time.
 PARTS = (
-    ("heuristic family act_batch", "agents/heuristic.py", "act_batch"),
+    ("heuristic family act_many", "agents/heuristic.py", "act_many"),
     ("random act_batch", "agents/base.py", "act_batch"),
     ("policy forward (learner)", "training/worker.py", "_sample"),
     ("environment step + encoder", "truco_env/vector.py", "step"),
@@ -31,6 +37,47 @@ PARTS = (
     ("buffer batch (copy out, GAE)", "training/rollout.py", "batch"),
     ("opponent draws (pool.sample)", "training/pool.py", "sample"),
 )
+
+
+def separate_vs_act_many(cfg, rows: int, seconds: float = 2.0) -> None:
+    """Print the time of the heuristic family's ``act_batch`` calls, one per agent, and of one
+    ``act_many`` over the same rows, and their ratio (module docstring)."""
+    from agents.heuristic import HeuristicAgent
+    from training.pool import make_baselines, make_styles
+    from truco_env import VectorTrucoEnv
+    family = [("heuristic", make_baselines(cfg)["heuristic"], cfg.heuristic_weight)] + [
+        (name, agent, cfg.styles_weight / len(styles))
+        for styles in [make_styles(cfg)] for name, agent in sorted(styles.items())]
+    venv = VectorTrucoEnv(rows, seed=0, check_actions=False)
+    obs, _ = venv.reset()
+    driver = HeuristicAgent(seed=0)
+    for _ in range(12):                          # into the hands: trucos, envidos, bazas
+        obs, *_ = venv.step(driver.act_batch(obs["observation"], obs["action_mask"]))
+    o, m = obs["observation"], obs["action_mask"]
+    w = np.array([x for _, _, x in family])
+    who = np.random.default_rng(0).choice(len(family), size=rows, p=w / w.sum())
+    parts = [(agent, np.flatnonzero(who == i)) for i, (_, agent, _) in enumerate(family)]
+
+    def separate():
+        for agent, idx in parts:
+            agent.act_batch(o[idx], m[idx])
+
+    def merged():
+        HeuristicAgent.act_many(parts, o, m)
+
+    best = {}
+    for f in (separate, merged) * 3:             # interleaved, best of three rounds
+        f()
+        n, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < seconds / 6:
+            f()
+            n += 1
+        best[f] = min(best.get(f, np.inf), (time.perf_counter() - t0) / n)
+    mix = ", ".join(f"{name.split('=')[-1]} {len(idx)}" for (name, _, _), (_, idx)
+                    in zip(family, parts))
+    print(f"heuristic family on {rows} rows ({mix}): {len(parts)} act_batch calls "
+          f"{1000 * best[separate]:.2f} ms, one act_many {1000 * best[merged]:.2f} ms: "
+          f"{best[separate] / best[merged]:.2f}x")
 
 
 def main() -> None:
@@ -43,6 +90,8 @@ def main() -> None:
     ap.add_argument("--rollouts", type=int, default=4)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--top", type=int, default=0)
+    ap.add_argument("--rows", type=int, default=1024,
+                    help="rows of the act_batch / act_many comparison (0: skip it)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     cfg = make_config(read_yaml(args.config))
@@ -74,6 +123,8 @@ def main() -> None:
               f"{1000 * cum / max(calls, 1):.2f} ms a call)")
     if args.top:
         stats.sort_stats("tottime").print_stats(args.top)
+    if args.rows:
+        separate_vs_act_many(cfg, args.rows)
 
 
 if __name__ == "__main__":

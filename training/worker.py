@@ -243,10 +243,12 @@ class RolloutWorker:
                 buf.add(L, actor[L], value, obs=o[L], mask=m[L], act=a, logp=logp, hid=hid)
             R = np.flatnonzero(~learner)
             if len(R):
+                by_type: dict[type, list] = {}   # one act_many per class of agent
                 for oid in np.unique(opp_ids[R]):
                     rows = R[opp_ids[R] == oid]
                     if by_id[oid].kind != "exploiter":
-                        actions[rows] = by_id[oid].agent.act_batch(o[rows], m[rows])
+                        agent = by_id[oid].agent
+                        by_type.setdefault(type(agent), []).append((agent, rows))
                         continue
                     # the exploiter samples and keeps its transitions
                     a, logp, x_value = self._sample(
@@ -254,6 +256,10 @@ class RolloutWorker:
                     actions[rows] = a
                     xbuf.add(rows, actor[rows], x_value, obs=o[rows], mask=m[rows], act=a,
                              logp=logp)
+                for cls, parts in by_type.items():
+                    a = cls.act_many(parts, o, m)
+                    for _, rows in parts:
+                        actions[rows] = a[rows]
 
             obs, rewards, dones, info = venv.step(actions)
             step_in_match += 1
