@@ -20,7 +20,8 @@ them, and retires into the pool every ``exploiter_reset_every`` iterations. With
 ``exploiter_hunt`` each exploiter after the first starts with a hunt: that many iterations in
 which every new match is against it and only it trains, the learner frozen (a best response
 to the learner of the moment, found inside the run; the learner then meets it at
-``exploiter_weight`` for the rest of its life and as a snapshot after).
+``exploiter_weight`` for the rest of its life and as a snapshot after). An exploiter starts as
+a copy of the learner, or with ``exploiter_init=scratch`` as a new network.
 
 Credit goes to the seat that acted (:mod:`training.rollout`): a reward for a seat is added to
 its latest transition, GAE runs along each (game, seat) trajectory, and the transitions a
@@ -120,9 +121,16 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     exploiter_born = 0
 
     def new_exploiter(born: int) -> None:
-        """The exploiter starts again as a copy of the learner (no random number drawn)."""
+        """The exploiter starts again as a copy of the learner or (exploiter_init=scratch) as
+        a new network seeded by the run's seed and its birth: no number is drawn from the
+        run's random streams either way."""
         nonlocal exploiter, x_optimizer, exploiter_born
-        exploiter = copy.deepcopy(net)
+        if cfg.exploiter_init == "scratch":
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(cfg.seed * 1_000_003 + born)
+                exploiter = PolicyNet(*shape).to(device)
+        else:
+            exploiter = copy.deepcopy(net)
         for p in exploiter.parameters():
             p.grad = None
         x_optimizer = torch.optim.Adam(exploiter.parameters(), lr=cfg.learning_rate, eps=1e-5)

@@ -370,6 +370,18 @@ def test_an_exploiters_hunt_trains_it_alone_against_a_frozen_learner(tmp_path):
     assert ck[3]["pool"]["count"] == ck[5]["pool"]["count"] == 4
     assert ck[8]["pool"]["count"] == 6
 
+    # exploiter_init=scratch: a new network at every birth, not the learner's copy.
+    out = subprocess.run(_args(tmp_path, "s", total_steps=1024 * 4, eval_every=0,
+                               exploiter_weight=1.0, exploiter_reset_every=3, exploiter_hunt=1,
+                               exploiter_init="scratch", checkpoint_every=1, keep_every=1,
+                               magnet_coef=0.0), cwd=ROOT, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    born = load_checkpoint(tmp_path / "s" / "checkpoints" / f"step_{1024 * 3}.pt")
+    assert int(born["exploiter"]["born"]) == 3
+    assert all(not torch.equal(born["exploiter"]["model"][k], born["model"][k])
+               for k in born["model"] if k.endswith("weight"))
+
     from training.config import ConfigError
     from training.pool import Pool
     cfg = make_config({"exploiter_weight": 1.0, "exploiter_hunt": 2})

@@ -126,6 +126,10 @@ class Config:
                                       "league's main exploiter; 0 = none)")
     exploiter_reset_every: int = _f(400, "iterations an exploiter lives: then it joins the "
                                          "pool as a snapshot and restarts from the learner")
+    exploiter_init: str = _f("learner", "what every exploiter starts as: a copy of the learner, "
+                                        "or a freshly initialised network (scratch), which "
+                                        "does not inherit the learner's blind spots",
+                             choices=("learner", "scratch"))
     exploiter_hunt: int = _f(0, "iterations at the start of every exploiter's life but the "
                                 "first in which it plays every new match against a frozen "
                                 "learner and only it trains (a best-response phase); 0 = none")
