@@ -219,10 +219,11 @@ def test_resume_after_kill_9_continues_exactly_as_the_uninterrupted_run(tmp_path
     """kill -9 between checkpoints, then --resume: the same metrics row for row (losses,
     evaluations, pool), no repeated or missing step, the matches in flight and every random
     stream restored; the checkpoint records what a policy needs."""
-    ref = subprocess.run(_args(tmp_path, "ref"), cwd=ROOT, capture_output=True, text=True,
-                         timeout=600)
+    hunt = {"exploiter_hunt": 1}     # hunts at iterations 4, 7 and 10: one is resumed from
+    ref = subprocess.run(_args(tmp_path, "ref", **hunt), cwd=ROOT, capture_output=True,
+                         text=True, timeout=600)
     assert ref.returncode == 0, ref.stderr
-    proc = subprocess.Popen(_args(tmp_path, "cut"), cwd=ROOT, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(_args(tmp_path, "cut", **hunt), cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     metrics = tmp_path / "cut" / "metrics.csv"
     deadline = time.time() + 300
