@@ -244,6 +244,9 @@ STYLES: dict[str, dict] = {
 
 A = ACTION_ID
 _PLAY = np.array([A["play_0"], A["play_1"], A["play_2"]])
+#: Per envido chain (rules.ENVIDO_CHAIN's index): points if accepted (-1: falta) and refused.
+_CHAIN_Q = np.array([q for _, q, _ in ENVIDO_CHAIN], dtype=np.float64)
+_CHAIN_NQ = np.array([x for _, _, x in ENVIDO_CHAIN], dtype=np.float64)
 _BIG = 99
 
 
@@ -649,8 +652,7 @@ class HeuristicAgent(Agent):
         if u is not None:
             choose(can_open & (u < knob("envido_bluff")), "envido")
 
-        q_pts = np.array([q for _, q, _ in ENVIDO_CHAIN], dtype=np.float64)[d["env_chain"]]
-        nq_pts = np.array([x for _, _, x in ENVIDO_CHAIN], dtype=np.float64)[d["env_chain"]]
+        q_pts, nq_pts = _CHAIN_Q[d["env_chain"]], _CHAIN_NQ[d["env_chain"]]
         falta = np.maximum(d["lacks_frac"] * self.FALTA_NOMINAL, nq_pts + 1)
         q_pts = np.where(q_pts < 0, falta, q_pts)
         floor = np.array([self.CALLER_FLOOR.get(c[-1:], 0) for c, _, _ in ENVIDO_CHAIN],

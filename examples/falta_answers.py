@@ -42,7 +42,7 @@ def falta_answers(spec: str, opponent: str, matches: int, seed: int = 0) -> dict
                       on_decision=watch.on_decision, on_hand_end=watch.on_hand_end)
         won += int((result.winner == half).sum())
     ev, _ = log.tables()
-    falta = np.array(["F" in chain for chain, _, _ in ENVIDO_CHAIN])[ev["chain"]]
+    falta = np.array([q < 0 for _, q, _ in ENVIDO_CHAIN])[ev["chain"]]   # the table's falta
     answer = (ev["ctx"] == CTX_ENVIDO) & falta
     accept = ev["action"] == ACTION_ID["quiero"]
     mine, theirs = answer & (ev["agent"] == 0), answer & (ev["agent"] == 1)
