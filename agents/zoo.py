@@ -30,8 +30,16 @@ memorised the training opponents, and if no held-out style is a near copy of a t
   five points against the heuristic at equal steps and left a best response's win rate near
   where exploiters had brought it (docs/training.md), so the default training does not draw
   it; ``opponent=heuristic:style=bluff_raiser`` trains against it.
+
+Random styles (:func:`random_styles`, ``random_styles=N`` in train.py): besides the named
+styles, training can meet N heuristics whose betting knobs and card play are drawn at random
+(domain randomisation: a policy that met many styles cannot lean on one style's tells).  They
+respect the split: no draw lies within :func:`heldout_margin` of a held-out preset's betting,
+and none saves its best cards as the trapper does (``cards=low`` is never drawn).
 """
 from __future__ import annotations
+
+import numpy as np
 
 #: Opponent styles for training (``heuristic`` itself is added by :func:`train_specs`).
 TRAIN_STYLES: tuple[str, ...] = (
@@ -56,6 +64,72 @@ OTHER_STYLES: tuple[str, ...] = (
 
 assert not set(TRAIN_STYLES) & set(HELDOUT_STYLES), "train and held-out styles overlap"
 assert not set(OTHER_STYLES) & set(TRAIN_STYLES + HELDOUT_STYLES), "other styles overlap"
+
+
+#: The betting knobs :func:`random_styles` draws, each uniformly in its range (the span of the
+#: named presets, a little wider).  ``aggression`` (which moves every threshold at once) and
+#: ``liar`` (señas) stay at their defaults.
+RANDOM_RANGES: dict[str, tuple[float, float]] = {
+    "bluff": (0.0, 0.4), "accept": (-0.15, 0.25), "call": (-0.12, 0.12),
+    "raises": (-0.12, 0.20), "envido": (-0.10, 0.22), "envido_bluff": (0.0, 0.25),
+    "raise_bluff": (0.0, 0.33),
+}
+#: How :func:`random_styles` plays its cards: (mode, probability).  ``low`` (saving the best
+#: cards, the held-out ``trapper``'s card play) is never drawn; ``random`` is ``smart`` with a
+#: random card at a probability drawn in [0.05, 0.4].
+RANDOM_CARDS: tuple[tuple[str, float], ...] = (("smart", 0.5), ("high", 0.15), ("random", 0.35))
+
+
+def _betting(knobs: dict) -> np.ndarray:
+    """A style's betting knobs as a point of the unit cube of :data:`RANDOM_RANGES`."""
+    from agents.heuristic import HeuristicAgent
+    full = {**HeuristicAgent.DEFAULTS, **knobs}
+    return np.array([(full[k] - lo) / (hi - lo) for k, (lo, hi) in RANDOM_RANGES.items()])
+
+
+def _preset(spec: str) -> dict:
+    from agents.heuristic import STYLES
+    return STYLES[spec.split("style=", 1)[1]] if "style=" in spec else {}
+
+
+def heldout_margin() -> float:
+    """How far (in the unit cube of :data:`RANDOM_RANGES`) every random style stays from every
+    held-out preset's betting: half the distance from the held-out preset nearest to a named
+    training opponent to that opponent, so that no random style is closer to a held-out style
+    than the named training styles' nearest is, by a factor of two."""
+    train = [_betting(_preset(s)) for s in train_specs()]
+    return 0.5 * min(float(np.linalg.norm(_betting(_preset(h)) - t))
+                     for h in HELDOUT_STYLES for t in train)
+
+
+def random_styles(n: int, seed: int) -> list[str]:
+    """``n`` heuristic specs with random betting knobs and card play (domain randomisation of
+    the opponents: a policy that met many styles cannot lean on one style's tells).
+
+    Each knob of :data:`RANDOM_RANGES` is uniform in its range (``raise_bluff`` is 0 in half
+    of the styles: the plain family never re-raises on nothing), the card play is drawn from
+    :data:`RANDOM_CARDS`.  The held-out set stays out: a draw whose betting lies within
+    :func:`heldout_margin` of a held-out preset's is drawn again, and no style saves its best
+    cards (``cards=low``, the trapper's).  The same ``(n, seed)`` gives the same specs, so a
+    resumed run meets the styles it met."""
+    if n < 0:
+        raise ValueError(f"expected a number of random styles >= 0, got {n!r}")
+    rng = np.random.default_rng([seed, 0x5717E5])
+    held = [_betting(_preset(h)) for h in HELDOUT_STYLES]
+    margin = heldout_margin()
+    modes, probs = zip(*RANDOM_CARDS)
+    out: list[str] = []
+    while len(out) < n:
+        knobs = {k: float(rng.uniform(lo, hi)) for k, (lo, hi) in RANDOM_RANGES.items()}
+        if rng.random() < 0.5:
+            knobs["raise_bluff"] = 0.0
+        mode = modes[rng.choice(len(modes), p=probs)]
+        cards = f"{rng.uniform(0.05, 0.4):.3f}" if mode == "random" else mode
+        if min(np.linalg.norm(_betting(knobs) - h) for h in held) < margin:
+            continue
+        out.append("heuristic:" + ",".join(f"{k}={v:.3f}" for k, v in knobs.items())
+                   + f",cards={cards}")
+    return out
 
 
 def train_specs() -> list[str]:

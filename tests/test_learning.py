@@ -18,7 +18,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from training.config import make_config  # noqa: E402
+from training.config import ConfigError, make_config  # noqa: E402
 from training.pool import Opponent, Pool  # noqa: E402
 from training.rollout import SeatBuffer  # noqa: E402
 from training.shaping import Shaper  # noqa: E402
@@ -143,6 +143,16 @@ def test_pool_draws_each_kind_at_its_weight_and_pfsp_prefers_hard_snapshots():
     for _ in range(1000):
         pool.decay()
     assert hard.win_rate == pytest.approx(0.5, abs=0.01)
+
+
+def test_random_styles_join_the_training_styles_and_are_checked():
+    from agents import zoo
+    from training.pool import make_styles
+    styles = make_styles(make_config({"styles_weight": 0.2, "random_styles": 3, "seed": 5}))
+    assert list(styles) == [*zoo.TRAIN_STYLES, *zoo.random_styles(3, 5)]
+    assert make_styles(make_config({"styles_weight": 0.0})) == {}
+    with pytest.raises(ConfigError, match="random_styles=2"):
+        make_config({"styles_weight": 0.0, "random_styles": 2})
 
 
 def test_the_population_spans_the_whole_run():

@@ -274,5 +274,30 @@ def test_zoo_sets_are_disjoint_and_load():
     assert sorted(styles) == sorted(STYLES)
 
 
+def test_random_styles_are_reproducible_varied_and_stay_away_from_the_held_out_set():
+    specs = zoo.random_styles(40, seed=3)
+    assert specs == zoo.random_styles(40, seed=3) and specs != zoo.random_styles(40, seed=4)
+    assert len(set(specs)) == 40 and zoo.random_styles(0, seed=3) == []
+    loaded = [agents.load(s, seed=0) for s in specs]
+    assert all(isinstance(a, HeuristicAgent) for a in loaded)
+    held = [zoo._betting(STYLES[h.split("style=")[1]]) for h in zoo.HELDOUT_STYLES]
+    margin = zoo.heldout_margin()
+    assert 0.1 < margin < 1.0
+    for a in loaded:
+        knobs = a.knobs()
+        assert a.cards != "low"                       # the trapper's card play stays held out
+        assert min(np.linalg.norm(zoo._betting(knobs) - h) for h in held) >= margin
+        for k, (lo, hi) in zoo.RANDOM_RANGES.items():
+            assert lo <= knobs[k] <= hi, (k, knobs[k])
+    # The draws cover their ranges and modes, not one corner.
+    bluffs = np.array([a.bluff for a in loaded])
+    assert bluffs.min() < 0.1 and bluffs.max() > 0.3
+    modes = {a.cards if isinstance(a.cards, str) else "random" for a in loaded}
+    assert modes == {"smart", "high", "random"}
+    assert sum(a.raise_bluff == 0 for a in loaded) >= 5
+    with pytest.raises(ValueError, match="-1"):
+        zoo.random_styles(-1, seed=0)
+
+
 if __name__ == "__main__":
     write_golden()

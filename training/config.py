@@ -115,6 +115,9 @@ class Config:
     heuristic_weight: float = _f(0.6, "weight of the heuristic baseline among the other matches")
     styles_weight: float = _f(0.0, "weight of the training styles of agents.zoo (heuristic "
                                    "variants; the held-out ones are never trained against)")
+    random_styles: int = _f(0, "heuristic styles with random knobs (agents.zoo.random_styles; "
+                               "never near a held-out style) added to the training styles, "
+                               "which share styles_weight evenly")
     random_weight: float = _f(0.1, "weight of the random baseline among the other matches")
     opponent: str = _f("", "an extra fixed opponent, an agents.load spec (e.g. "
                            "checkpoint:runs/x or heuristic:bluff=0.3); '' = none")
@@ -279,6 +282,9 @@ def _check(cfg: Config) -> None:
     if cfg.exploiter_hunt and not cfg.exploiter_weight:
         raise ConfigError(f"bad value exploiter_hunt={cfg.exploiter_hunt!r}: a hunt needs an "
                           f"exploiter (exploiter_weight > 0)")
+    if cfg.random_styles < 0 or (cfg.random_styles and not cfg.styles_weight):
+        raise ConfigError(f"bad value random_styles={cfg.random_styles!r}: expected 0 (none) or "
+                          f"a count of styles with styles_weight > 0 (now {cfg.styles_weight})")
     if cfg.opponent_weight > 0 and not cfg.opponent:
         raise ConfigError("opponent_weight > 0 needs an `opponent` spec")
     _check_backend(cfg)

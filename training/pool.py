@@ -305,13 +305,14 @@ def make_baselines(cfg: Config) -> dict[str, Any]:
 
 
 def make_styles(cfg: Config) -> dict[str, Any]:
-    """:data:`agents.zoo.TRAIN_STYLES` (empty when ``styles_weight`` is 0; the plain heuristic
-    has its own weight)."""
+    """:data:`agents.zoo.TRAIN_STYLES` and ``random_styles`` styles of
+    :func:`agents.zoo.random_styles` drawn with the run's seed (empty when ``styles_weight`` is
+    0; the plain heuristic has its own weight)."""
     if not cfg.styles_weight:
         return {}
     from agents import zoo
-    return {spec: load_baseline(spec, cfg.seed + 11 + i)
-            for i, spec in enumerate(zoo.TRAIN_STYLES)}
+    specs = [*zoo.TRAIN_STYLES, *zoo.random_styles(cfg.random_styles, cfg.seed)]
+    return {spec: load_baseline(spec, cfg.seed + 11 + i) for i, spec in enumerate(specs)}
 
 
 def make_heldout(cfg: Config) -> dict[str, Any]:
