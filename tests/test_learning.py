@@ -151,6 +151,12 @@ def test_random_styles_join_the_training_styles_and_are_checked():
     styles = make_styles(make_config({"styles_weight": 0.2, "random_styles": 3, "seed": 5}))
     assert list(styles) == [*zoo.TRAIN_STYLES, *zoo.random_styles(3, 5)]
     assert make_styles(make_config({"styles_weight": 0.0})) == {}
+    # A worker samples with its own seed but meets the run's styles.
+    from training.worker import RolloutWorker
+    cfg = make_config({"styles_weight": 0.2, "random_styles": 2, "seed": 5, "num_envs": 4})
+    for slot in (0, 1):
+        worker = RolloutWorker(cfg, 4, slot=slot)
+        assert sorted(worker.pool.styles) == sorted(make_styles(cfg))
     with pytest.raises(ConfigError, match="random_styles=2"):
         make_config({"styles_weight": 0.0, "random_styles": 2})
 

@@ -304,14 +304,17 @@ def make_baselines(cfg: Config) -> dict[str, Any]:
     return baselines
 
 
-def make_styles(cfg: Config) -> dict[str, Any]:
+def make_styles(cfg: Config, run_seed: int | None = None) -> dict[str, Any]:
     """:data:`agents.zoo.TRAIN_STYLES` and ``random_styles`` styles of
-    :func:`agents.zoo.random_styles` drawn with the run's seed (empty when ``styles_weight`` is
-    0; the plain heuristic has its own weight)."""
+    :func:`agents.zoo.random_styles` (empty when ``styles_weight`` is 0; the plain heuristic
+    has its own weight).  The agents sample with ``cfg.seed`` (a worker's own); the random
+    styles' knobs are drawn with ``run_seed`` (default ``cfg.seed``), the run's seed, so that
+    every worker, and every worker of a resumed run, meets the same styles."""
     if not cfg.styles_weight:
         return {}
     from agents import zoo
-    specs = [*zoo.TRAIN_STYLES, *zoo.random_styles(cfg.random_styles, cfg.seed)]
+    knobs_seed = cfg.seed if run_seed is None else run_seed
+    specs = [*zoo.TRAIN_STYLES, *zoo.random_styles(cfg.random_styles, knobs_seed)]
     return {spec: load_baseline(spec, cfg.seed + 11 + i) for i, spec in enumerate(specs)}
 
 

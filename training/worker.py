@@ -125,7 +125,7 @@ class RolloutWorker:
         N, P, D, A = num_envs, cfg.players, self.venv.observation_size, self.venv.num_actions
         self.net_args = net_args(cfg, self.venv)   # the policy network's shape
         own = dataclasses.replace(cfg, seed=seed)     # this worker's baselines and styles
-        self.pool = Pool(cfg, make_baselines(own), self.rng, make_styles(own))
+        self.pool = Pool(cfg, make_baselines(own), self.rng, make_styles(own, cfg.seed))
         self.shaper = Shaper(cfg, N, self.venv.rules.target, potential)
         self.privileged = cfg.critic == "privileged"
         fields = {"obs": ((D,), np.float32), "mask": ((A,), np.bool_), "act": ((), np.int64),
