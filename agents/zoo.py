@@ -81,15 +81,15 @@ RANDOM_CARDS: tuple[tuple[str, float], ...] = (("smart", 0.5), ("high", 0.15), (
 
 
 def _betting(knobs: dict) -> np.ndarray:
-    """A style's betting knobs as a point of the unit cube of :data:`RANDOM_RANGES`."""
-    from agents.heuristic import HeuristicAgent
-    full = {**HeuristicAgent.DEFAULTS, **knobs}
-    return np.array([(full[k] - lo) / (hi - lo) for k, (lo, hi) in RANDOM_RANGES.items()])
+    """A style's betting knobs (every key of :data:`RANDOM_RANGES`) as a point of the unit cube
+    of the ranges."""
+    return np.array([(knobs[k] - lo) / (hi - lo) for k, (lo, hi) in RANDOM_RANGES.items()])
 
 
-def _preset(spec: str) -> dict:
-    from agents.heuristic import STYLES
-    return STYLES[spec.split("style=", 1)[1]] if "style=" in spec else {}
+def _spec_betting(spec: str) -> np.ndarray:
+    """:func:`_betting` of a spec's knobs as the agent resolves them (defaults, preset, spec)."""
+    import agents
+    return _betting(agents.load(spec, seed=0).knobs())
 
 
 def heldout_margin() -> float:
@@ -97,8 +97,8 @@ def heldout_margin() -> float:
     held-out preset's betting: half the distance from the held-out preset nearest to a named
     training opponent to that opponent, so that no random style is closer to a held-out style
     than the named training styles' nearest is, by a factor of two."""
-    train = [_betting(_preset(s)) for s in train_specs()]
-    return 0.5 * min(float(np.linalg.norm(_betting(_preset(h)) - t))
+    train = [_spec_betting(s) for s in train_specs()]
+    return 0.5 * min(float(np.linalg.norm(_spec_betting(h) - t))
                      for h in HELDOUT_STYLES for t in train)
 
 
@@ -115,12 +115,13 @@ def random_styles(n: int, seed: int) -> list[str]:
     if n < 0:
         raise ValueError(f"expected a number of random styles >= 0, got {n!r}")
     rng = np.random.default_rng([seed, 0x5717E5])
-    held = [_betting(_preset(h)) for h in HELDOUT_STYLES]
+    held = [_spec_betting(h) for h in HELDOUT_STYLES]
     margin = heldout_margin()
     modes, probs = zip(*RANDOM_CARDS)
     out: list[str] = []
     while len(out) < n:
-        knobs = {k: float(rng.uniform(lo, hi)) for k, (lo, hi) in RANDOM_RANGES.items()}
+        # rounded as the spec writes them, so that the margin holds for the agent it loads
+        knobs = {k: round(float(rng.uniform(lo, hi)), 3) for k, (lo, hi) in RANDOM_RANGES.items()}
         if rng.random() < 0.5:
             knobs["raise_bluff"] = 0.0
         mode = modes[rng.choice(len(modes), p=probs)]

@@ -280,7 +280,7 @@ def test_random_styles_are_reproducible_varied_and_stay_away_from_the_held_out_s
     assert len(set(specs)) == 40 and zoo.random_styles(0, seed=3) == []
     loaded = [agents.load(s, seed=0) for s in specs]
     assert all(isinstance(a, HeuristicAgent) for a in loaded)
-    held = [zoo._betting(STYLES[h.split("style=")[1]]) for h in zoo.HELDOUT_STYLES]
+    held = [zoo._betting(agents.load(h, seed=0).knobs()) for h in zoo.HELDOUT_STYLES]
     margin = zoo.heldout_margin()
     assert 0.1 < margin < 1.0
     for a in loaded:
