@@ -1,7 +1,8 @@
 """Every command the README shows runs as written (on tiny budgets where it trains or plays).
 
-The commands are read from the README's "Train, evaluate, play" block, in order (the training
-run comes first and the evaluation commands use its checkpoint).  Budgets are shrunk by
+The commands are read from the README's "Train, evaluate, play" block.  Two tests run them: the
+training commands in order, and the other commands in order after the training commands whose
+runs they read (``runs/NAME``).  Budgets are shrunk by
 appending overrides, never by rewriting what the user would type: train.py takes the last
 ``key=value``; evaluate.py's ``--matches``/``--budget`` are replaced by small values.  Everything
 runs in a temporary folder with a copy of ``configs/``.
@@ -15,11 +16,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY_TRAIN = ["total_steps=3000", "num_envs=32", "num_steps=8", "minibatch_size=128",
-              "update_epochs=1", "eval_every=1", "eval_games=4", "final_eval_games=4",
+              "update_epochs=1", "eval_every=5", "eval_games=4", "final_eval_games=4",
               "checkpoint_every=1", "tensorboard=false", "progress=false", "hidden=[32]"]
 
 
@@ -65,11 +66,39 @@ def test_readme_lists_the_commands():
     assert any(c.startswith("python -m agents.play") for c in cmds)
 
 
-def test_readme_commands_run(tmp_path):
-    shutil.copytree(ROOT / "configs", tmp_path / "configs")
-    for cmd in readme_commands():
+def run_of(cmd: str) -> str | None:
+    """The run folder (under runs/) that a README ``train.py`` command writes, else None."""
+    argv = shlex.split(cmd)
+    if not argv[1].endswith("train.py") or "--help" in argv or "--resume" in argv:
+        return None
+    config = argv[argv.index("--config") + 1] if "--config" in argv else "configs/default.yaml"
+    name = yaml.safe_load((ROOT / config).read_text()).get("run_name", "default")
+    for arg in argv:
+        if arg.startswith("run_name="):
+            name = arg.split("=", 1)[1]
+    return name
+
+
+def run_all(cmds: list[str], cwd: Path) -> None:
+    shutil.copytree(ROOT / "configs", cwd / "configs")
+    for cmd in cmds:
         argv, stdin = tiny(cmd)
-        proc = subprocess.run(argv, cwd=tmp_path, input=stdin, capture_output=True, text=True,
+        proc = subprocess.run(argv, cwd=cwd, input=stdin, capture_output=True, text=True,
                               timeout=600)
         assert proc.returncode == 0, f"{cmd!r} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+
+
+# The block runs as two tests so that pytest-xdist can run them side by side: the training
+# commands in order, then the other commands after the training runs they read.
+def test_readme_training_commands_run(tmp_path):
+    run_all([c for c in readme_commands() if c.startswith("python train.py")], tmp_path)
     assert (tmp_path / "runs" / "default" / "checkpoints" / "latest.pt").is_file()
+
+
+def test_readme_other_commands_run(tmp_path):
+    cmds = readme_commands()
+    others = [c for c in cmds if not c.startswith("python train.py")]
+    read = set(re.findall(r"runs/([\w.-]+)", " ".join(others)))
+    needed = [c for c in cmds if run_of(c) in read]
+    assert {run_of(c) for c in needed} == read, f"no README command trains {read}"
+    run_all(needed + others, tmp_path)
