@@ -39,6 +39,8 @@ and none saves its best cards as the trapper does (``cards=low`` is never drawn)
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 #: Opponent styles for training (``heuristic`` itself is added by :func:`train_specs`).
@@ -86,10 +88,15 @@ def _betting(knobs: dict) -> np.ndarray:
     return np.array([(knobs[k] - lo) / (hi - lo) for k, (lo, hi) in RANDOM_RANGES.items()])
 
 
+@functools.lru_cache(maxsize=None)
 def _spec_betting(spec: str) -> np.ndarray:
-    """:func:`_betting` of a spec's knobs as the agent resolves them (defaults, preset, spec)."""
+    """:func:`_betting` of a spec's knobs as the agent resolves them (defaults, preset, spec);
+    read-only and cached, since :func:`heldout_margin` and :func:`random_styles` both ask for
+    the presets' points (each worker of a run draws its styles)."""
     import agents
-    return _betting(agents.load(spec, seed=0).knobs())
+    point = _betting(agents.load(spec, seed=0).knobs())
+    point.setflags(write=False)
+    return point
 
 
 def heldout_margin() -> float:

@@ -61,15 +61,20 @@ def tiny(cmd: str) -> tuple[list[str], str | None]:
 
 def test_readme_lists_the_commands():
     cmds = readme_commands()
-    assert any(c.startswith("python train.py") for c in cmds)
+    assert any(trains(c) for c in cmds)
     assert any("evaluate.py probe" in c for c in cmds)
     assert any(c.startswith("python -m agents.play") for c in cmds)
+
+
+def trains(cmd: str) -> bool:
+    """A README command that runs train.py (a run, a resume or its --help)."""
+    return cmd.startswith("python train.py")
 
 
 def run_of(cmd: str) -> str | None:
     """The run folder (under runs/) that a README ``train.py`` command writes, else None."""
     argv = shlex.split(cmd)
-    if not argv[1].endswith("train.py") or "--help" in argv or "--resume" in argv:
+    if not trains(cmd) or "--help" in argv or "--resume" in argv:
         return None
     config = argv[argv.index("--config") + 1] if "--config" in argv else "configs/default.yaml"
     name = yaml.safe_load((ROOT / config).read_text()).get("run_name", "default")
@@ -91,13 +96,13 @@ def run_all(cmds: list[str], cwd: Path) -> None:
 # The block runs as two tests so that pytest-xdist can run them side by side: the training
 # commands in order, then the other commands after the training runs they read.
 def test_readme_training_commands_run(tmp_path):
-    run_all([c for c in readme_commands() if c.startswith("python train.py")], tmp_path)
+    run_all([c for c in readme_commands() if trains(c)], tmp_path)
     assert (tmp_path / "runs" / "default" / "checkpoints" / "latest.pt").is_file()
 
 
 def test_readme_other_commands_run(tmp_path):
     cmds = readme_commands()
-    others = [c for c in cmds if not c.startswith("python train.py")]
+    others = [c for c in cmds if not trains(c)]
     read = set(re.findall(r"runs/([\w.-]+)", " ".join(others)))
     needed = [c for c in cmds if run_of(c) in read]
     assert {run_of(c) for c in needed} == read, f"no README command trains {read}"
