@@ -239,6 +239,13 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         return global_step >= cfg.total_steps or (
             cfg.time_budget > 0 and time.time() - start_time >= cfg.time_budget)
 
+    hunt_cfg = dataclasses.replace(cfg, update_epochs=cfg.hunt_epochs or cfg.update_epochs)
+
+    def update_exploiter(parts: list) -> None:
+        """The exploiter learns from its own seats' transitions (with hunt_epochs in a hunt)."""
+        ppo_update(hunt_cfg if pool.hunting else cfg, exploiter, None, x_optimizer,
+                   list(exploiter.parameters()), Batch.concat([p.x_batch for p in parts]))
+
     def hunting() -> bool:
         """This iteration is in an exploiter's hunt (not the first exploiter's: it is born
         with an untrained learner)."""
@@ -254,10 +261,19 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         lr = cfg.learning_rate * frac if cfg.anneal_lr else cfg.learning_rate
         optimizer.param_groups[0]["lr"] = lr
         # ---------------------------------------------------------------- rollout
-        t_rollout = time.time()
-        parts = backend.rollout((net, critic, exploiter), lambda known: {
-            "pool": pool.sync_message(known), "exploiter_born": exploiter_born})
-        rollout_time = time.time() - t_rollout
+        # (a hunt cuts it into hunt_rollouts shorter ones, each followed by the exploiter's
+        # update with hunt_epochs: the best response's shape, evaluation.exploit)
+        cuts = cfg.hunt_rollouts if pool.hunting else 1
+        parts, rollout_time = [], 0.0
+        for cut in range(cuts):
+            t_rollout = time.time()
+            cut_parts = backend.rollout((net, critic, exploiter), lambda known: {
+                "pool": pool.sync_message(known), "exploiter_born": exploiter_born,
+                "num_steps": cfg.num_steps // cuts})
+            rollout_time += time.time() - t_rollout
+            parts += cut_parts
+            if cut < cuts - 1:     # (the last cut's update comes after the learner's, below)
+                update_exploiter(cut_parts)
         global_step += N * cfg.num_steps
         pool.record([p.snapshot_results for p in parts])  # PFSP
         batch = Batch.concat([p.batch for p in parts])
@@ -268,9 +284,8 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                                                     magnet)
         if magnet is not None and iteration % cfg.magnet_every == 0:
             magnet.load_state_dict(net.state_dict())
-        if exploiter is not None:  # the exploiter learns from its own seats' transitions
-            ppo_update(cfg, exploiter, None, x_optimizer, list(exploiter.parameters()),
-                       Batch.concat([p.x_batch for p in parts]))
+        if exploiter is not None:
+            update_exploiter(cut_parts)
             if iteration - exploiter_born >= cfg.exploiter_reset_every:
                 retire_exploiter()
 

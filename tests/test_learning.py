@@ -399,8 +399,36 @@ def test_an_exploiters_hunt_trains_it_alone_against_a_frozen_learner(tmp_path):
     assert all(not torch.equal(born["exploiter"]["model"][k], born["model"][k])
                for k in born["model"] if k.endswith("weight"))
 
+    # hunt_rollouts / hunt_epochs: a hunt iteration is cut into shorter rollouts, each followed
+    # by an exploiter update of hunt_epochs (one minibatch each here); other iterations are not.
+    out = subprocess.run(_args(tmp_path, "c", total_steps=1024 * 6, eval_every=0,
+                               exploiter_weight=1.0, exploiter_reset_every=3, exploiter_hunt=1,
+                               hunt_rollouts=4, hunt_epochs=3, update_epochs=2,
+                               minibatch_size=10**6, checkpoint_every=1, keep_every=1,
+                               magnet_coef=0.0), cwd=ROOT, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    rows = _rows(tmp_path / "c")
+    assert [int(r["global_step"]) for r in rows] == [1024 * i for i in range(1, 7)]
+
+    def adam_steps(i: int, which: str) -> int:   # gradient steps taken by the end of iteration i
+        ck = load_checkpoint(tmp_path / "c" / "checkpoints" / f"step_{1024 * i}.pt")
+        opt = ck["optimizer"] if which == "learner" else ck["exploiter"]["optimizer"]
+        return int(max((float(s["step"]) for s in opt["state"].values()), default=0))
+    x = [adam_steps(i, "exploiter") for i in range(1, 7)]
+    learner = [adam_steps(i, "learner") for i in range(1, 7)]
+    # Iterations 1-3: the first exploiter, two epochs a plain iteration; it retires at 3 (a new
+    # network with a new optimizer), which hunts in 4 (four cuts of three epochs each), plays
+    # in 5 and retires at 6.
+    assert x == [2, 4, 0, 12, 14, 0], x
+    assert learner == [2, 4, 6, 6, 8, 10], learner
+
     from training.config import ConfigError
     from training.pool import Pool
+    for bad, match in (({"hunt_rollouts": 5}, "hunt_rollouts=5: expected a divisor of "
+                        "num_steps=32"), ({"hunt_epochs": 0}, "hunt_epochs=0")):
+        with pytest.raises(ConfigError, match=match):
+            make_config(bad)
     cfg = make_config({"exploiter_weight": 1.0, "exploiter_hunt": 2})
     pool = Pool(cfg, {"heuristic": object(), "random": object()}, np.random.default_rng(0))
     pool.exploiter = Opponent("exploiter", None, "exploiter")

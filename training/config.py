@@ -136,6 +136,12 @@ class Config:
     exploiter_hunt: int = _f(0, "iterations at the start of every exploiter's life but the "
                                 "first in which it plays every new match against a frozen "
                                 "learner and only it trains (a best-response phase); 0 = none")
+    hunt_rollouts: int = _f(1, "a hunt iteration's rollout is cut into this many shorter ones "
+                               "(num_steps / hunt_rollouts steps a game), each followed by the "
+                               "exploiter's update: fresher data and more updates per step, "
+                               "the shape of evaluate.py exploit's best response")
+    hunt_epochs: Optional[int] = _f(None, "update_epochs of the exploiter's updates in a hunt "
+                                          "(null = update_epochs)")
     pool_size: int = _f(8, "past snapshots kept in the pool: the pool_recent newest and a "
                            "uniform (reservoir) sample of all older ones")
     pool_recent: int = _f(2, "newest snapshots always kept in the pool")
@@ -279,6 +285,11 @@ def _check(cfg: Config) -> None:
         raise ConfigError(f"bad value exploiter_hunt={cfg.exploiter_hunt!r}: expected 0 (none) "
                           f"or fewer than exploiter_reset_every={cfg.exploiter_reset_every} "
                           f"iterations")
+    if cfg.hunt_rollouts < 1 or cfg.num_steps % cfg.hunt_rollouts:
+        raise ConfigError(f"bad value hunt_rollouts={cfg.hunt_rollouts!r}: expected a divisor "
+                          f"of num_steps={cfg.num_steps}")
+    if cfg.hunt_epochs is not None and cfg.hunt_epochs < 1:
+        raise ConfigError(f"bad value hunt_epochs={cfg.hunt_epochs!r}: expected null or >= 1")
     if cfg.exploiter_hunt and not cfg.exploiter_weight:
         raise ConfigError(f"bad value exploiter_hunt={cfg.exploiter_hunt!r}: a hunt needs an "
                           f"exploiter (exploiter_weight > 0)")

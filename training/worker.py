@@ -198,8 +198,9 @@ class RolloutWorker:
     # ------------------------------------------------------------------ the rollout
     def rollout(self, sync: dict, weights: dict | None = None) -> Rollout:
         """``num_steps`` steps of every game.  ``sync``: the learner's pool
-        (:meth:`training.pool.Pool.sync_message`) and the exploiter's birth iteration (a new
-        exploiter does not train its predecessor's pending transitions)."""
+        (:meth:`training.pool.Pool.sync_message`), the exploiter's birth iteration (a new
+        exploiter does not train its predecessor's pending transitions) and optionally
+        ``num_steps``, fewer steps than the config's (a hunt's shorter rollouts)."""
         import torch
         from truco_env.observe import COMPACT_SIZE
         if weights is not None:
@@ -226,7 +227,7 @@ class RolloutWorker:
         results: dict[str, list[float]] = {k: [] for k in Pool.KINDS}
         snapshot_results: list[tuple[str, float]] = []
         obs, info = self.obs, self.info
-        for _ in range(cfg.num_steps):
+        for _ in range(sync.get("num_steps", cfg.num_steps)):
             o, m, actor = obs["observation"], obs["action_mask"], info["actor"]
             learner = ~is_opp | (seat_team[actor] == learner_team)
             L = np.flatnonzero(learner)
