@@ -123,9 +123,15 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
     def new_exploiter(born: int) -> None:
         """The exploiter starts again as a copy of the learner or (exploiter_init=scratch) as
         a new network seeded by the run's seed and its birth: no number is drawn from the
-        run's random streams either way."""
+        run's random streams either way.  With exploiter_init=continue the first is a new
+        network and every later one is its predecessor, going on with its weights and
+        optimizer (only its birth, hence its hunt, is new)."""
         nonlocal exploiter, x_optimizer, exploiter_born
-        if cfg.exploiter_init == "scratch":
+        if cfg.exploiter_init == "continue" and exploiter is not None:
+            exploiter_born = born
+            pool.exploiter.wins = pool.exploiter.games = 0.0
+            return
+        if cfg.exploiter_init in ("scratch", "continue"):
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(cfg.seed * 1_000_003 + born)
                 exploiter = PolicyNet(*shape).to(device)

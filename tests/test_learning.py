@@ -423,6 +423,27 @@ def test_an_exploiters_hunt_trains_it_alone_against_a_frozen_learner(tmp_path):
     assert x == [2, 4, 0, 12, 14, 0], x
     assert learner == [2, 4, 6, 6, 8, 10], learner
 
+    # exploiter_init=continue: the first exploiter is new, the next goes on from it (its
+    # weights and optimizer), though it is born again (a hunt) and joins the pool.
+    out = subprocess.run(_args(tmp_path, "k", total_steps=1024 * 5, eval_every=0,
+                               exploiter_weight=1.0, exploiter_reset_every=3, exploiter_hunt=1,
+                               exploiter_init="continue", update_epochs=2, minibatch_size=10**6,
+                               pool_size=8, checkpoint_every=1, keep_every=1, magnet_coef=0.0),
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    ck = {i: load_checkpoint(tmp_path / "k" / "checkpoints" / f"step_{1024 * i}.pt")
+          for i in range(1, 6)}
+    assert [int(ck[i]["exploiter"]["born"]) for i in range(1, 6)] == [0, 0, 3, 3, 3]
+    assert all(not torch.equal(ck[1]["exploiter"]["model"][k], ck[1]["model"][k])
+               for k in ck[1]["model"] if k.endswith("weight"))
+    assert [int(max(float(s["step"]) for s in ck[i]["exploiter"]["optimizer"]["state"].values()))
+            for i in range(1, 6)] == [2, 4, 6, 8, 10]
+    retired = [x for x in ck[3]["pool"]["recent"] + ck[3]["pool"]["reservoir"]
+               if x["name"].startswith("exploiter")]
+    assert len(retired) == 1 and all(torch.equal(retired[0]["model"][k],
+                                                 ck[3]["exploiter"]["model"][k])
+                                     for k in retired[0]["model"])
+
     from training.config import ConfigError
     from training.pool import Pool
     for bad, match in (({"hunt_rollouts": 5}, "hunt_rollouts=5: expected a divisor of "

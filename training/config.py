@@ -130,9 +130,11 @@ class Config:
     exploiter_reset_every: int = _f(400, "iterations an exploiter lives: then it joins the "
                                          "pool as a snapshot and restarts from the learner")
     exploiter_init: str = _f("learner", "what every exploiter starts as: a copy of the learner, "
-                                        "or a freshly initialised network (scratch), which "
-                                        "does not inherit the learner's blind spots",
-                             choices=("learner", "scratch"))
+                                        "a freshly initialised network (scratch), which "
+                                        "does not inherit the learner's blind spots, or "
+                                        "(continue) its predecessor, which goes on learning "
+                                        "(the first one is new)",
+                             choices=("learner", "scratch", "continue"))
     exploiter_hunt: int = _f(0, "iterations at the start of every exploiter's life but the "
                                 "first in which it plays every new match against a frozen "
                                 "learner and only it trains (a best-response phase); 0 = none")
