@@ -20,8 +20,10 @@ them, and retires into the pool every ``exploiter_reset_every`` iterations. With
 ``exploiter_hunt`` each exploiter after the first starts with a hunt: that many iterations in
 which every new match is against it and only it trains, the learner frozen (a best response
 to the learner of the moment, found inside the run; the learner then meets it at
-``exploiter_weight`` for the rest of its life and as a snapshot after). An exploiter starts as
-a copy of the learner, or with ``exploiter_init=scratch`` as a new network.
+``exploiter_weight`` for the rest of its life and as a snapshot after); ``hunt_rollouts`` and
+``hunt_epochs`` give a hunt's updates the shape of ``evaluate.py exploit``'s best response. An
+exploiter starts as a copy of the learner, with ``exploiter_init=scratch`` as a new network, or
+with ``exploiter_init=continue`` as its predecessor (one network that goes on learning).
 
 Credit goes to the seat that acted (:mod:`training.rollout`): a reward for a seat is added to
 its latest transition, GAE runs along each (game, seat) trajectory, and the transitions a
