@@ -145,7 +145,7 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         exploiter_born = born
         pool.exploiter.wins = pool.exploiter.games = 0.0
 
-    def retire_exploiter() -> None:  # (the workers drop its pending transitions: born changed)
+    def retire_exploiter() -> None:  # (the workers drop its pending transitions if it is replaced)
         pool.add_snapshot(exploiter, prefix="exploiter")
         new_exploiter(iteration)
 
@@ -276,8 +276,10 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         for cut in range(cuts):
             t_rollout = time.time()
             cut_parts = backend.rollout((net, critic, exploiter), lambda known: {
-                "pool": pool.sync_message(known), "exploiter_born": exploiter_born,
-                "num_steps": cfg.num_steps // cuts})
+                "pool": pool.sync_message(known), "num_steps": cfg.num_steps // cuts,
+                # the birth of the exploiter's network: the workers drop the pending
+                # transitions of a replaced one (a continuing exploiter is never replaced)
+                "exploiter_born": 0 if cfg.exploiter_init == "continue" else exploiter_born})
             rollout_time += time.time() - t_rollout
             parts += cut_parts
             if cut < cuts - 1:     # (the last cut's update comes after the learner's, below)
