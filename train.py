@@ -44,7 +44,10 @@ pool, every random stream, the matches in flight and the carried transitions (ea
 state); ``--resume``
 after a kill redoes the iterations since the last checkpoint and drops their metrics rows
 first.  Periodic evaluations play duplicate pairs on fixed deals against the baselines, the
-held-out styles of :mod:`agents.zoo` and the policy of the previous evaluation.
+held-out styles of :mod:`agents.zoo` and the policy of the previous evaluation.  The final
+summary plays the last policy against the baselines and held-out styles; with
+``final_average=K`` (and ``keep_every``) also the run's average policy, the mean of K of its
+late checkpoints (:class:`agents.ppo_policy.AveragePolicyAgent`), on the same deals.
 
 Outputs go to ``runs/<run_name>/`` (printed at the start): ``config.yaml`` (resolved),
 ``checkpoints/latest.pt`` (atomic), ``metrics.csv``, TensorBoard events, ``summary.json`` and
@@ -76,7 +79,8 @@ from training.ppo import ppo_update
 from training.rollout import Batch
 from training.shaping import win_potential
 from training.worker import make_backend, make_env, net_args
-from training.win_rates import EVAL_SEED, FINAL_SEED, evaluate_all, game_config
+from training.win_rates import (EVAL_SEED, FINAL_SEED, evaluate, evaluate_all, game_config,
+                                rate_table)
 
 
 def train(cfg: Config, resume_from: Path | None = None) -> Path:
@@ -343,18 +347,28 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
                "SPS": int((global_step - start_step) / max(train_seconds - elapsed_before, 1e-9)),
                "checkpoint": str(ckpt_dir / "latest.pt"), "win_rate": {}}
     if cfg.final_eval_games:
-        rates = evaluate_all(net, eval_opponents(pool, heldout, None, FINAL_SEED), cfg,
-                             cfg.final_eval_games, FINAL_SEED)
-        for name, (wr, lo, hi) in rates.items():
-            summary["win_rate"][name] = {"win_rate": round(wr, 4),
-                                         "ci95": round((hi - lo) / 2, 4), "low": round(lo, 4),
-                                         "high": round(hi, 4), "matches": cfg.final_eval_games}
+        opponents = eval_opponents(pool, heldout, None, FINAL_SEED)
+        summary["win_rate"] = rate_table(evaluate_all(net, opponents, cfg,
+                                                      cfg.final_eval_games, FINAL_SEED), cfg)
+    if cfg.final_average:   # the run's average policy, on the same deals (agents.ppo_policy)
+        from agents.ppo_policy import AveragePolicyAgent
+        avg = AveragePolicyAgent.from_run(run_dir, cfg.final_average, greedy=cfg.eval_greedy,
+                                          seed=FINAL_SEED)
+        summary["average"] = {
+            "spec": f"checkpoint:{run_dir},average={cfg.final_average}",
+            "checkpoints": [f.name for f in avg.sources],
+            "win_rate": rate_table({name: evaluate(avg, agent, cfg, cfg.final_eval_games,
+                                                   FINAL_SEED)
+                                    for name, agent in opponents.items()}, cfg)}
     if cfg.exploit_budget:
         summary["exploit"] = exploitability(run_dir, cfg)
     write_summary(run_dir, cfg, target, summary)
     logger.close()
     wr = ", ".join(f"{k} {v['win_rate']:.3f}" for k, v in summary["win_rate"].items())
     print(f"final win rate: {wr or 'not evaluated'}")
+    if "average" in summary:
+        print("average policy's win rate: " + ", ".join(
+            f"{k} {v['win_rate']:.3f}" for k, v in summary["average"]["win_rate"].items()))
     print(f"outputs in {run_dir}/ (config.yaml, checkpoints/latest.pt, metrics.csv, "
           f"summary.json, summary.md)")
     return run_dir

@@ -216,12 +216,18 @@ class PolicyAgent(Agent):
         m = torch.as_tensor(np.asarray(mask)).bool()
         empty = ~m.any(dim=1)
         m[empty, 0] = True
-        logits, _ = self.net(o, m)
+        probs, _ = self.probs(o, m)
         if self.greedy:
-            a = logits.argmax(dim=1)
+            a = probs.argmax(dim=1)
         else:
-            a = torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen).squeeze(1)
+            a = torch.multinomial(probs, 1, generator=self.gen).squeeze(1)
         return a.numpy()
+
+    def probs(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The policy's action probabilities (0 on illegal actions) and the value head's
+        estimate, for a batch of observations and boolean masks."""
+        logits, value = self.net(obs, mask)
+        return torch.softmax(logits, dim=1), value
 
     def act(self, observation: dict, view: dict | None = None) -> int:
         return int(self.act_batch(observation["observation"][None],
@@ -242,8 +248,8 @@ class PolicyAgent(Agent):
         if obs.shape[1] != self.obs_size:
             raise ValueError(f"{self.name} reads {self.observation!r} observations of size "
                              f"{self.obs_size}; got {obs.shape[1]}")
-        logits, value = self.net(torch.as_tensor(obs), torch.as_tensor(mask)[None])
-        p = torch.softmax(logits, dim=1)[0].numpy()
+        probs, value = self.probs(torch.as_tensor(obs), torch.as_tensor(mask)[None])
+        p = probs[0].numpy()
         return {"probs": {int(a): float(p[a]) for a in np.flatnonzero(mask)},
                 "value": float(value[0]) if self.value_trained else None}
 
@@ -251,15 +257,106 @@ class PolicyAgent(Agent):
         return f"PolicyAgent({self.name!r}, greedy={self.greedy})"
 
 
+class AveragePolicyAgent(PolicyAgent):
+    """The average of several trained policies: at every decision, the mean of their action
+    probabilities (and of their values), sampled or, with ``greedy``, its argmax.
+
+    Built by :meth:`from_run` from one run's late checkpoints (``checkpoint:PATH,average=K``),
+    it is the run's *average policy*, the object that fictitious play and NFSP return, rather
+    than its last iterate: where self-play cycles (a policy that folds to falta envido re-raises
+    until an exploiter punishes it, then calls them until it is punished the other way), the
+    average mixes the iterates, and a best response has to beat all of them at once.  The mix
+    is per decision (a behavioural average with equal weights), not per match: it needs no
+    state, so the agent plays batched like any other; fictitious play's average would weight
+    each iterate's action by how often that iterate reaches the decision.  Cost: one forward
+    pass per network.
+    """
+
+    def __init__(self, nets: list[PolicyNet], greedy: bool = False, seed: int | None = None,
+                 name: str = "average", value_trained: bool = True):
+        if not nets:
+            raise ValueError("an average policy needs at least one network")
+        sizes = {(n.obs_size, n.num_actions) for n in nets}
+        if len(sizes) != 1:
+            raise CheckpointError(f"the networks of an average policy read different games "
+                                  f"(observation size, actions): {sorted(sizes)}")
+        super().__init__(nets[-1], greedy=greedy, seed=seed, name=name,
+                         value_trained=value_trained)
+        self.nets = [n.eval() for n in nets]
+        #: The checkpoint files of the networks, oldest first (set by :meth:`from_run`).
+        self.sources: list[Path] = []
+
+    def probs(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        total, value = None, None
+        for net in self.nets:
+            logits, v = net(obs, mask)
+            p = torch.softmax(logits, dim=1)
+            total, value = (p, v) if total is None else (total + p, value + v)
+        k = float(len(self.nets))
+        return total / k, value / k
+
+    @classmethod
+    def from_run(cls, path: str | os.PathLike, k: int, last: float = 0.5, greedy: bool = False,
+                 seed: int | None = None) -> "AveragePolicyAgent":
+        """The average of ``k`` checkpoints of a run: its latest one and the checkpoints it
+        kept (``checkpoints/step_<global step>.pt``, train.py's ``keep_every``) from the last
+        ``last`` fraction of its steps, ``k`` of them evenly spaced by step (fewer when the
+        run kept fewer)."""
+        if k < 1:
+            raise ValueError(f"average={k}: expected a number of checkpoints >= 1")
+        if not 0.0 < last <= 1.0:
+            raise ValueError(f"last={last}: expected a fraction of the run's steps in (0, 1]")
+        latest_file = resolve_checkpoint(path)
+        latest = load_checkpoint(latest_file)
+        end = int(latest.get("global_step", 0))
+        kept = []
+        for f in latest_file.parent.glob("step_*.pt"):
+            try:
+                step = int(f.stem[len("step_"):])
+            except ValueError:
+                continue
+            if (1.0 - last) * end <= step < end:
+                kept.append((step, f))
+        if k > 1 and not kept:
+            raise CheckpointError(
+                f"run {str(path)!r} kept no checkpoints (checkpoints/step_*.pt) in the last "
+                f"{last:g} of its {end} steps: train it with keep_every=N to average it")
+        kept.sort()
+        chosen = [kept[int(round(i))][1] for i in
+                  np.linspace(0, len(kept) - 1, min(k - 1, len(kept)))] if k > 1 else []
+        shared = (latest.get("config") or {}).get("critic", "shared") == "shared"
+        chosen = list(dict.fromkeys(chosen))
+        nets = [net_from_checkpoint(load_checkpoint(f)) for f in chosen]
+        nets.append(net_from_checkpoint(latest))
+        agent = cls(nets, greedy=greedy, seed=seed, value_trained=shared,
+                    name=f"checkpoint:{path},average={k}" + (f",last={last:g}"
+                                                             if last != 0.5 else ""))
+        agent.sources = chosen + [latest_file]
+        return agent
+
+    def __repr__(self) -> str:
+        return f"AveragePolicyAgent({self.name!r}, nets={len(self.nets)}, greedy={self.greedy})"
+
+
 def from_spec(args: str, seed: int | None = None) -> PolicyAgent:
     """The ``checkpoint`` factory of :func:`agents.register`: ``args`` is ``PATH`` (a run folder
-    or a checkpoint file), optionally followed by ``,greedy`` to play the argmax action."""
-    path, greedy = args.strip(), False
-    if path.endswith(",greedy"):
-        path, greedy = path[: -len(",greedy")], True
+    or a checkpoint file), optionally followed by options after commas: ``greedy`` plays the
+    argmax action; ``average=K`` (and ``last=F``, default 0.5) plays the average of K of the
+    run's checkpoints from the last fraction F of its steps (:class:`AveragePolicyAgent`)."""
+    path, *items = [x.strip() for x in args.split(",")]
+    greedy = "greedy" in items
+    items = [x for x in items if x != "greedy"]
     if not path:
         raise ValueError("agent spec 'checkpoint:': expected checkpoint:PATH (a run folder or "
                          "a checkpoint file)")
+    from .base import parse_params
+    opts = parse_params(",".join(items), {"average": int, "last": float},
+                        f"checkpoint:{args}")
+    if "last" in opts and "average" not in opts:
+        raise ValueError(f"agent spec 'checkpoint:{args}': last= needs average=K")
+    if "average" in opts:
+        return AveragePolicyAgent.from_run(path, opts["average"], opts.get("last", 0.5),
+                                           greedy=greedy, seed=seed)
     return PolicyAgent.load(path, greedy=greedy, seed=seed)
 
 
@@ -274,5 +371,5 @@ def _register() -> None:
 
 _register()
 
-__all__ = ["PolicyNet", "PolicyAgent", "CheckpointError", "save_checkpoint", "load_checkpoint",
+__all__ = ["PolicyNet", "PolicyAgent", "AveragePolicyAgent", "CheckpointError", "save_checkpoint", "load_checkpoint",
            "net_from_checkpoint", "resolve_checkpoint", "from_spec", "CHECKPOINT_FORMAT"]

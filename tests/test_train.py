@@ -89,6 +89,30 @@ def test_short_run_writes_outputs_and_a_loadable_checkpoint(tmp_path):
                                                           obs["action_mask"])].all()
 
 
+def test_the_summary_adds_the_average_policy_on_the_same_deals(tmp_path):
+    """final_average=K: the summary evaluates checkpoint:RUN,average=K against the same
+    opponents as the last policy, from K checkpoints of the run's last half."""
+    run_dir = run(tmp_path, total_steps=8192, keep_every=1, final_average=3,
+                  observation="compact", critic="shared")
+    s = summary(run_dir)
+    avg = s["average"]
+    assert avg["spec"] == f"checkpoint:{run_dir},average=3"
+    assert avg["checkpoints"][-1] == "latest.pt" and len(avg["checkpoints"]) == 3
+    steps = [int(name[len("step_"):-len(".pt")]) for name in avg["checkpoints"][:-1]]
+    assert steps == sorted(steps) and s["global_step"] / 2 <= steps[0] < s["global_step"]
+    assert set(avg["win_rate"]) == set(s["win_rate"])
+    for r in avg["win_rate"].values():
+        assert r["low"] <= r["win_rate"] <= r["high"] and r["matches"] == 16
+    assert "Average policy" in (run_dir / "summary.md").read_text()
+    import agents
+    from training.config import make_config
+    from training.win_rates import FINAL_SEED, evaluate
+    cfg = make_config({**TINY, "observation": "compact", "critic": "shared"})
+    again = evaluate(agents.load(avg["spec"], seed=0), agents.load("random", seed=0), cfg, 16,
+                     FINAL_SEED)   # the spec it names plays the same matches again
+    assert round(again[0], 4) == avg["win_rate"]["random"]["win_rate"]
+
+
 def test_resume_continues_the_step_count(tmp_path):
     run_dir = run(tmp_path, total_steps=2048)
     first = summary(run_dir)
@@ -159,6 +183,8 @@ def test_a_new_run_never_overwrites_an_old_one(tmp_path):
     ("target=31", ["target"]),
     ("self_play_frac=1.5", ["self_play_frac"]),
     ("nonsense", ["key=value"]),
+    ("final_average=4", ["final_average=4", "keep_every"]),
+    ("final_average=-1", ["final_average=-1"]),
 ])
 def test_config_errors_name_the_key(override, words):
     out = train_py(override)

@@ -162,6 +162,10 @@ class Config:
                                     "pairs)")
     exploit_budget: float = _f(0.0, "seconds of a best response trained against the final "
                                     "policy (evaluate.py exploit) for the summary (0 = none)")
+    final_average: int = _f(0, "also evaluate, in the final summary, the run's average "
+                               "policy: the mean of this many of its checkpoints from the last "
+                               "half of its steps (agent spec checkpoint:RUN,average=K; needs "
+                               "keep_every; 0 = none)")
     eval_greedy: bool = _f(False, "evaluate the argmax policy instead of sampling")
     checkpoint_every: int = _f(10, "iterations between checkpoints (and at the end)")
     keep_every: int = _f(0, "also keep every checkpoint of an iteration divisible by this as "
@@ -298,6 +302,14 @@ def _check(cfg: Config) -> None:
     if cfg.random_styles < 0 or (cfg.random_styles and not cfg.styles_weight):
         raise ConfigError(f"bad value random_styles={cfg.random_styles!r}: expected 0 (none) or "
                           f"a count of styles with styles_weight > 0 (now {cfg.styles_weight})")
+    if cfg.final_average < 0 or (cfg.final_average > 1 and not cfg.keep_every):
+        raise ConfigError(f"bad value final_average={cfg.final_average!r}: expected 0 (none), "
+                          f"1 (the last checkpoint) or K > 1 with keep_every > 0 (the run must "
+                          f"keep the checkpoints it averages)")
+    if cfg.final_average and not cfg.final_eval_games:
+        raise ConfigError(f"bad value final_average={cfg.final_average!r} with "
+                          f"final_eval_games=0: the average policy is evaluated with the final "
+                          f"summary's matches")
     if cfg.opponent_weight > 0 and not cfg.opponent:
         raise ConfigError("opponent_weight > 0 needs an `opponent` spec")
     _check_backend(cfg)

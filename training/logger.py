@@ -144,6 +144,14 @@ def write_summary(run_dir: Path, cfg: Config, target: int, summary: dict) -> Non
     for name, r in summary["win_rate"].items():
         lines.append(f"| {name} | {r['win_rate']:.3f} | {r['low']:.3f}-{r['high']:.3f} | "
                      f"{r['matches']} |")
+    if "average" in summary:
+        avg = summary["average"]
+        lines += ["", f"Average policy (`{avg['spec']}`: the mean of "
+                      f"{', '.join(avg['checkpoints'])}):", "",
+                  "| opponent | win rate | 95% CI | matches |", "|---|---|---|---|"]
+        for name, r in avg["win_rate"].items():
+            lines.append(f"| {name} | {r['win_rate']:.3f} | {r['low']:.3f}-{r['high']:.3f} | "
+                         f"{r['matches']} |")
     if "exploit" in summary:
         ex = summary["exploit"]
         r = ex["result"]

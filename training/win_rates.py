@@ -54,3 +54,11 @@ def evaluate_all(net, opponents: dict, cfg: Config, games: int,
 
     learner = PolicyAgent(frozen_copy(net), greedy=cfg.eval_greedy, seed=seed, name="learner")
     return {name: evaluate(learner, agent, cfg, games, seed) for name, agent in opponents.items()}
+
+
+def rate_table(rates: dict[str, tuple[float, float, float]], cfg: Config) -> dict[str, dict]:
+    """``name -> (rate, low, high)`` as the summary's rows (``training.logger.write_summary``):
+    ``win_rate``, ``ci95`` (half the interval's width), ``low``, ``high``, ``matches``."""
+    return {name: {"win_rate": round(wr, 4), "ci95": round((hi - lo) / 2, 4),
+                   "low": round(lo, 4), "high": round(hi, 4), "matches": cfg.final_eval_games}
+            for name, (wr, lo, hi) in rates.items()}
