@@ -71,10 +71,11 @@ import numpy as np
 import yaml
 
 from training.config import Config, parse_args, pick_device
-from training.logger import (Logger, eval_line, outputs_line, short_name, write_atomic,
+from training.logger import (Logger, eval_line, outputs_line, rates_line, write_atomic,
                              write_summary)
 from training.logger import eval_names as logger_eval_names
-from training.pool import Opponent, Pool, frozen_copy, make_baselines, make_heldout
+from training.pool import (Opponent, Pool, eval_agents, frozen_copy, make_baselines,
+                           make_heldout)
 from training.ppo import ppo_update
 from training.rollout import Batch
 from training.shaping import win_potential
@@ -364,11 +365,9 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         summary["exploit"] = exploitability(run_dir, cfg)
     write_summary(run_dir, cfg, target, summary)
     logger.close()
-    wr = ", ".join(f"{k} {v['win_rate']:.3f}" for k, v in summary["win_rate"].items())
-    print(f"final win rate: {wr or 'not evaluated'}")
+    print(f"final win rate: {rates_line(summary['win_rate']) or 'not evaluated'}")
     if "average" in summary:
-        print("average policy's win rate: " + ", ".join(
-            f"{k} {v['win_rate']:.3f}" for k, v in summary["average"]["win_rate"].items()))
+        print(f"average policy's win rate: {rates_line(summary['average']['win_rate'])}")
     print(f"outputs in {run_dir}/ (config.yaml, checkpoints/latest.pt, metrics.csv, "
           f"summary.json, summary.md)")
     return run_dir
@@ -381,8 +380,7 @@ def mean(values: list) -> float:
 def eval_opponents(pool: Pool, heldout: dict, past, seed: int) -> dict:
     """The agents of an evaluation: the baselines, the held-out styles and ``past`` if given."""
     from agents.ppo_policy import PolicyAgent
-    opps = {name: o.agent for name, o in pool.baselines.items()}
-    opps.update({short_name(spec): agent for spec, agent in heldout.items()})
+    opps = eval_agents({name: o.agent for name, o in pool.baselines.items()}, heldout)
     if past is not None:
         opps["past"] = PolicyAgent(past, seed=seed, name="past")
     return opps

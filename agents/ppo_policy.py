@@ -65,15 +65,19 @@ class PolicyNet(nn.Module):
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """The trunk's output for a batch of whole observations."""
-        if self.cols is not None:
-            obs = obs.index_select(-1, self.cols)
-        return self.trunk(obs)
+        return self.trunk(self.select(obs))
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits (illegal actions at -1e9) and values, for a batch."""
-        z = self.features(obs)
-        logits = self.policy(z).masked_fill(~mask, -1e9)
-        return logits, self.value(z).squeeze(-1)
+        return self.heads(self.trunk(self.select(obs)), mask)
+
+    def select(self, obs: torch.Tensor) -> torch.Tensor:
+        """The columns of whole observations that the network reads (all without ``skip``)."""
+        return obs if self.cols is None else obs.index_select(-1, self.cols)
+
+    def heads(self, z: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits and values from the trunk's output ``z``."""
+        return self.policy(z).masked_fill(~mask, -1e9), self.value(z).squeeze(-1)
 
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.value(self.features(obs)).squeeze(-1)
@@ -283,13 +287,18 @@ class AveragePolicyAgent(PolicyAgent):
         super().__init__(nets[-1], greedy=greedy, seed=seed, name=name,
                          value_trained=value_trained)
         self.nets = [n.eval() for n in nets]
+        cols = [n.cols for n in nets]
+        #: Every network reads the same columns (one run's checkpoints): select them once.
+        self.same_columns = all(c is None for c in cols) or (
+            all(c is not None for c in cols) and all(torch.equal(c, cols[0]) for c in cols))
         #: The checkpoint files of the networks, oldest first (set by :meth:`from_run`).
         self.sources: list[Path] = []
 
     def probs(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         total, value = None, None
+        x = self.nets[0].select(obs) if self.same_columns else None   # selected once
         for net in self.nets:
-            logits, v = net(obs, mask)
+            logits, v = net.heads(net.trunk(x), mask) if x is not None else net(obs, mask)
             p = torch.softmax(logits, dim=1)
             total, value = (p, v) if total is None else (total + p, value + v)
         k = float(len(self.nets))

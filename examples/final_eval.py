@@ -1,5 +1,6 @@
 """Any agent measured as a train.py run's final summary measures its policy: the same
-opponents (``heuristic``, ``random`` and ``agents.zoo``'s held-out styles), the same duplicate
+opponents (``heuristic``, ``random``, the config's ``opponent`` if it has one, and
+``agents.zoo``'s held-out styles), the same duplicate
 deals and the same random streams (``training.win_rates.evaluate`` with ``FINAL_SEED``), so
 its win rates pair with the summary's deal for deal::
 
@@ -16,19 +17,20 @@ import argparse
 from pathlib import Path
 
 import agents
-from agents.zoo import heldout_specs
 from training.config import make_config, read_yaml
-from training.logger import short_name
-from training.win_rates import FINAL_SEED, evaluate
+from training.logger import rate_table_lines
+from training.pool import eval_agents, make_baselines, make_heldout
+from training.win_rates import FINAL_SEED, evaluate, rate_table
 
 
 def final_eval(spec: str, cfg, games: int) -> dict[str, tuple[float, float, float]]:
-    """``short name -> (win rate, low, high)`` of the agent ``spec`` against the final
-    summary's opponents, ``games`` matches each, on the summary's deals (``FINAL_SEED``)."""
+    """``name -> (win rate, low, high)`` of the agent ``spec`` against the final summary's
+    opponents (``training.pool.eval_agents``), ``games`` matches each, on the summary's deals
+    (``FINAL_SEED``)."""
     agent = agents.load(spec, seed=FINAL_SEED)
-    return {short_name(opp): evaluate(agent, agents.load(opp, seed=FINAL_SEED), cfg, games,
-                                      FINAL_SEED)
-            for opp in ["heuristic", "random", *heldout_specs()]}
+    heldout = make_heldout(cfg) if cfg.eval_heldout else {}
+    return {name: evaluate(agent, opp, cfg, games, FINAL_SEED)
+            for name, opp in eval_agents(make_baselines(cfg), heldout).items()}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -44,13 +46,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.config is not None:
         path = args.config / "config.yaml" if args.config.is_dir() else args.config
         values = read_yaml(path)
-    cfg = make_config(values)
-    games = args.matches or cfg.final_eval_games
-    rows = []
-    for name, (rate, lo, hi) in final_eval(args.spec, cfg, games).items():
-        rows.append(f"| {name} | {rate:.3f} | {lo:.3f}-{hi:.3f} | {games} |")
-    print("\n".join([f"{args.spec}", "", "| opponent | win rate | 95% CI | matches |",
-                     "|---|---|---|---|", *rows]))
+    cfg = make_config({**values, **({"final_eval_games": args.matches} if args.matches else {})})
+    rates = final_eval(args.spec, cfg, cfg.final_eval_games)
+    print("\n".join([args.spec, "", *rate_table_lines(rate_table(rates, cfg))]))
 
 
 if __name__ == "__main__":

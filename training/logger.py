@@ -132,6 +132,18 @@ def eval_line(step: int, sps: int, seconds: float,
     return f"step {step:,}  SPS {sps:,}  win rate {wr or '-'}  elapsed {elapsed(seconds)}"
 
 
+def rate_table_lines(table: dict[str, dict]) -> list[str]:
+    """A summary's win-rate table (``training.win_rates.rate_table``) as Markdown lines."""
+    return ["| opponent | win rate | 95% CI | matches |", "|---|---|---|---|",
+            *(f"| {name} | {r['win_rate']:.3f} | {r['low']:.3f}-{r['high']:.3f} | "
+              f"{r['matches']} |" for name, r in table.items())]
+
+
+def rates_line(table: dict[str, dict]) -> str:
+    """``heuristic 0.785, random 0.945, ...``: a win-rate table on one line."""
+    return ", ".join(f"{name} {r['win_rate']:.3f}" for name, r in table.items())
+
+
 def write_summary(run_dir: Path, cfg: Config, target: int, summary: dict) -> None:
     """``summary.json`` and ``summary.md``; ``summary["win_rate"][name]`` holds ``win_rate``,
     ``ci95`` (half the interval's width), ``low``, ``high`` and ``matches``."""
@@ -140,18 +152,12 @@ def write_summary(run_dir: Path, cfg: Config, target: int, summary: dict) -> Non
              f"{cfg.players} players, {cfg.rules}, match to {target}; "
              f"{summary['global_step']:,} steps in {summary['train_seconds']} s "
              f"({summary['SPS']:,} steps/s).", "",
-             "| opponent | win rate | 95% CI | matches |", "|---|---|---|---|"]
-    for name, r in summary["win_rate"].items():
-        lines.append(f"| {name} | {r['win_rate']:.3f} | {r['low']:.3f}-{r['high']:.3f} | "
-                     f"{r['matches']} |")
+             *rate_table_lines(summary["win_rate"])]
     if "average" in summary:
         avg = summary["average"]
         lines += ["", f"Average policy (`{avg['spec']}`: the mean of "
                       f"{', '.join(avg['checkpoints'])}):", "",
-                  "| opponent | win rate | 95% CI | matches |", "|---|---|---|---|"]
-        for name, r in avg["win_rate"].items():
-            lines.append(f"| {name} | {r['win_rate']:.3f} | {r['low']:.3f}-{r['high']:.3f} | "
-                         f"{r['matches']} |")
+                  *rate_table_lines(avg["win_rate"])]
     if "exploit" in summary:
         ex = summary["exploit"]
         r = ex["result"]

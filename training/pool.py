@@ -325,3 +325,13 @@ def make_heldout(cfg: Config) -> dict[str, Any]:
     out = {spec: load_baseline(spec, cfg.seed + 101 + i)
            for i, spec in enumerate(zoo.heldout_specs())}
     return {k: v for k, v in out.items() if v is not None}
+
+
+def eval_agents(baselines: dict[str, Any], heldout: dict[str, Any]) -> dict[str, Any]:
+    """The opponents of an evaluation by display name: the baselines (:func:`make_baselines`,
+    those that loaded) and the held-out styles (:func:`make_heldout`) under their short names
+    (``training.logger.short_name``)."""
+    from .logger import short_name
+    out = {name: agent for name, agent in baselines.items() if agent is not None}
+    out.update({short_name(spec): agent for spec, agent in heldout.items()})
+    return out
