@@ -9,7 +9,10 @@ anything at a policy that folds it (docs/training.md); this measures that hole d
 Both agents play ``--matches`` matches from each seat (1v1 argentino without flor, match to
 30, the games the default config trains on); every envido decision of the agent in which the
 chain holds a falta (opened or raised) is counted, with the share it accepted (95% Wilson
-intervals).  It reads :class:`evaluation.bluff.EventLog`, the log of ``evaluate.py bluff``.
+intervals), and by the match score when it was sung: both sides in malas (15 or less: the
+falta is the match), the agent ahead in buenas, the agent behind (or level) in buenas.  It
+reads :class:`evaluation.bluff.EventLog`, the log of ``evaluate.py bluff``, and the score of
+each decision alongside it.
 """
 from __future__ import annotations
 
@@ -20,26 +23,40 @@ import numpy as np
 import agents
 from evaluation.bluff import CTX_ENVIDO, EventLog
 from evaluation.stats import wilson
+from truco_env import core as C
 from truco_env.game import Matches
 from truco_env.loop import play
 from truco_env.rules import ACTION_ID, ENVIDO_CHAIN, get_rules
 
 BANDS = ((0, 23), (24, 26), (27, 29), (30, 33))
+#: The score situations of a falta (rules: both in malas, the falta is the match; else it is
+#: worth what the leader lacks).
+SITUATIONS = ("both in malas", "ahead in buenas", "behind or level in buenas")
 
 
 def falta_answers(spec: str, opponent: str, matches: int, seed: int = 0) -> dict:
     """``{"hands", "won", "faced", "accepted", "bands": {(lo, hi): (faced, accepted)},
+    "situations": {name: (faced, accepted)} (:data:`SITUATIONS`),
     "opponent_faced", "opponent_accepted"}`` of ``spec`` against ``opponent``."""
     rules = get_rules("argentino", target=30, flor=False)
     me, opp = agents.load(spec, seed=seed + 1), agents.load(opponent, seed=seed + 2)
-    log, won = EventLog(), 0
+    log, won, scores = EventLog(), 0, []
+    target = int(rules.target)
     for half in (0, 1):                         # the agent in seat 0, then in seat 1
         game = Matches(matches, 2, rules)
         game.reset(seed=seed + 100 + half)
         seat_agent = np.tile([half, 1 - half], (matches, 1))   # 0 = the agent
         watch = log.watch(np.arange(matches) + half * matches, seat_agent)
+
+        def on_decision(g, rows, actions, mask, watch=watch):
+            watch.on_decision(g, rows, actions, mask)
+            if len(rows):     # the decider's score and its rival's, one row per log row
+                team = g.S[rows, C.ACTOR] % 2
+                scores.append(np.stack([g.S[rows, C.SCORE + team],
+                                        g.S[rows, C.SCORE + 1 - team]], axis=1))
+
         result = play(game, [me, opp] if half == 0 else [opp, me],
-                      on_decision=watch.on_decision, on_hand_end=watch.on_hand_end)
+                      on_decision=on_decision, on_hand_end=watch.on_hand_end)
         won += int((result.winner == half).sum())
     ev, _ = log.tables()
     falta = np.array([q < 0 for _, q, _ in ENVIDO_CHAIN])[ev["chain"]]   # the table's falta
@@ -49,8 +66,14 @@ def falta_answers(spec: str, opponent: str, matches: int, seed: int = 0) -> dict
     pts = ev["envido"]
     bands = {b: (int((mine & (pts >= b[0]) & (pts <= b[1])).sum()),
                  int((mine & accept & (pts >= b[0]) & (pts <= b[1])).sum())) for b in BANDS}
+    sc = np.concatenate(scores) if scores else np.zeros((0, 2), np.int64)
+    malas = (sc <= target // 2).all(axis=1)
+    where = np.where(malas, 0, np.where(sc[:, 0] > sc[:, 1], 1, 2))
+    situations = {name: (int((mine & (where == i)).sum()), int((mine & accept & (where == i)).sum()))
+                  for i, name in enumerate(SITUATIONS)}
     return {"hands": len(np.unique(ev["gid"] * 1000 + ev["hand_no"])), "won": won / (2 * matches),
             "faced": int(mine.sum()), "accepted": int((mine & accept).sum()), "bands": bands,
+            "situations": situations,
             "opponent_faced": int(theirs.sum()), "opponent_accepted": int((theirs & accept).sum())}
 
 
@@ -75,6 +98,8 @@ def main(argv: list[str] | None = None) -> None:
           f"accepted {_rate(r['accepted'], r['faced'])}")
     for (lo, hi), (n, k) in r["bands"].items():
         print(f"  with {lo}-{hi} envido points: {n} faced, accepted {_rate(k, n)}")
+    for name, (n, k) in r["situations"].items():
+        print(f"  {name}: {n} faced, accepted {_rate(k, n)}")
     print(f"falta envidos the opponent faced: {r['opponent_faced']}, accepted "
           f"{_rate(r['opponent_accepted'], r['opponent_faced'])}")
 

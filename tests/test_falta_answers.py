@@ -22,5 +22,11 @@ def test_the_falta_answers_count_what_the_log_saw(capsys):
     (n_lo, k_lo), *_, (n_hi, k_hi) = r["bands"].values()
     assert n_lo and n_hi and k_lo / n_lo < k_hi / n_hi
     assert 0.0 <= r["won"] <= 1.0
+    # The score situations split the same faltas again, every one in exactly one.
+    assert set(r["situations"]) == set(falta.SITUATIONS)
+    assert sum(n for n, _ in r["situations"].values()) == r["faced"]
+    assert sum(k for _, k in r["situations"].values()) == r["accepted"]
+    assert r["situations"]["both in malas"][0] > 0    # every match starts in malas
     falta.main(["heuristic", "random", "--matches", "4"])
-    assert "falta envidos the agent faced" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "falta envidos the agent faced" in out and "both in malas" in out
