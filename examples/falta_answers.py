@@ -51,7 +51,7 @@ def falta_answers(spec: str, opponent: str, matches: int, seed: int = 0) -> dict
         def on_decision(g, rows, actions, mask, watch=watch):
             watch.on_decision(g, rows, actions, mask)
             if len(rows):     # the decider's score and its rival's, one row per log row
-                team = g.S[rows, C.ACTOR] % 2
+                team = g.S[rows, C.TEAM + g.S[rows, C.ACTOR]]      # the core's seat table
                 scores.append(np.stack([g.S[rows, C.SCORE + team],
                                         g.S[rows, C.SCORE + 1 - team]], axis=1))
 
@@ -64,13 +64,17 @@ def falta_answers(spec: str, opponent: str, matches: int, seed: int = 0) -> dict
     accept = ev["action"] == ACTION_ID["quiero"]
     mine, theirs = answer & (ev["agent"] == 0), answer & (ev["agent"] == 1)
     pts = ev["envido"]
-    bands = {b: (int((mine & (pts >= b[0]) & (pts <= b[1])).sum()),
-                 int((mine & accept & (pts >= b[0]) & (pts <= b[1])).sum())) for b in BANDS}
+
+    def split(groups: dict) -> dict:
+        """``{key: (faced, accepted)}`` of the agent's faltas in each group (a row mask)."""
+        return {k: (int((mine & m).sum()), int((mine & accept & m).sum()))
+                for k, m in groups.items()}
+
+    bands = split({b: (pts >= b[0]) & (pts <= b[1]) for b in BANDS})
     sc = np.concatenate(scores) if scores else np.zeros((0, 2), np.int64)
-    malas = (sc <= target // 2).all(axis=1)
+    malas = (sc <= target // 2).all(axis=1)     # halves of target // 2 (RuleSet.has_buenas)
     where = np.where(malas, 0, np.where(sc[:, 0] > sc[:, 1], 1, 2))
-    situations = {name: (int((mine & (where == i)).sum()), int((mine & accept & (where == i)).sum()))
-                  for i, name in enumerate(SITUATIONS)}
+    situations = split({name: where == i for i, name in enumerate(SITUATIONS)})
     return {"hands": len(np.unique(ev["gid"] * 1000 + ev["hand_no"])), "won": won / (2 * matches),
             "faced": int(mine.sum()), "accepted": int((mine & accept).sum()), "bands": bands,
             "situations": situations,
