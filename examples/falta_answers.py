@@ -9,8 +9,9 @@ anything at a policy that folds it (docs/training.md); this measures that hole d
 Both agents play ``--matches`` matches from each seat (1v1 argentino without flor, match to
 30, the games the default config trains on); every envido decision of the agent in which the
 chain holds a falta (opened or raised) is counted, with the share it accepted (95% Wilson
-intervals), and by the match score when it was sung: both sides in malas (15 or less: the
-falta is the match), the agent ahead in buenas, the agent behind (or level) in buenas.  It
+intervals), by the match score when it was sung: both sides in malas (15 or less: the
+falta is the match), the agent ahead in buenas, the agent behind (or level) in buenas, and by
+the singer's own envido points (the range it sings falta with: value or bluff).  It
 reads :class:`evaluation.bluff.EventLog`, the log of ``evaluate.py bluff``, and the score of
 each decision alongside it.
 """
@@ -37,6 +38,7 @@ SITUATIONS = ("both in malas", "ahead in buenas", "behind or level in buenas")
 def falta_answers(spec: str, opponent: str, matches: int, seed: int = 0) -> dict:
     """``{"hands", "won", "faced", "accepted", "bands": {(lo, hi): (faced, accepted)},
     "situations": {name: (faced, accepted)} (:data:`SITUATIONS`),
+    "singer_bands": {(lo, hi): (faced, accepted)} (by the singer's points, :data:`BANDS`),
     "opponent_faced", "opponent_accepted"}`` of ``spec`` against ``opponent``."""
     rules = get_rules("argentino", target=30, flor=False)
     me, opp = agents.load(spec, seed=seed + 1), agents.load(opponent, seed=seed + 2)
@@ -50,10 +52,12 @@ def falta_answers(spec: str, opponent: str, matches: int, seed: int = 0) -> dict
 
         def on_decision(g, rows, actions, mask, watch=watch):
             watch.on_decision(g, rows, actions, mask)
-            if len(rows):     # the decider's score and its rival's, one row per log row
-                team = g.S[rows, C.TEAM + g.S[rows, C.ACTOR]]      # the core's seat table
+            if len(rows):     # per log row: the decider's score, its rival's, the rival's points
+                actor = g.S[rows, C.ACTOR]
+                team = g.S[rows, C.TEAM + actor]      # the core's seat table
                 scores.append(np.stack([g.S[rows, C.SCORE + team],
-                                        g.S[rows, C.SCORE + 1 - team]], axis=1))
+                                        g.S[rows, C.SCORE + 1 - team],
+                                        g.S[rows, C.ENVIDO_PTS + 1 - actor]], axis=1))
 
         result = play(game, [me, opp] if half == 0 else [opp, me],
                       on_decision=on_decision, on_hand_end=watch.on_hand_end)
@@ -71,13 +75,15 @@ def falta_answers(spec: str, opponent: str, matches: int, seed: int = 0) -> dict
                 for k, m in groups.items()}
 
     bands = split({b: (pts >= b[0]) & (pts <= b[1]) for b in BANDS})
-    sc = np.concatenate(scores) if scores else np.zeros((0, 2), np.int64)
+    logged = np.concatenate(scores) if scores else np.zeros((0, 3), np.int64)
+    sc, rival = logged[:, :2], logged[:, 2]            # 1v1: the rival seat sang the falta
     malas = (sc <= target // 2).all(axis=1)     # halves of target // 2 (RuleSet.has_buenas)
     where = np.where(malas, 0, np.where(sc[:, 0] > sc[:, 1], 1, 2))
     situations = split({name: where == i for i, name in enumerate(SITUATIONS)})
+    singer = split({b: (rival >= b[0]) & (rival <= b[1]) for b in BANDS})
     return {"hands": len(np.unique(ev["gid"] * 1000 + ev["hand_no"])), "won": won / (2 * matches),
             "faced": int(mine.sum()), "accepted": int((mine & accept).sum()), "bands": bands,
-            "situations": situations,
+            "situations": situations, "singer_bands": singer,
             "opponent_faced": int(theirs.sum()), "opponent_accepted": int((theirs & accept).sum())}
 
 
@@ -104,6 +110,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"  with {lo}-{hi} envido points: {n} faced, accepted {_rate(k, n)}")
     for name, (n, k) in r["situations"].items():
         print(f"  {name}: {n} faced, accepted {_rate(k, n)}")
+    for (lo, hi), (n, k) in r["singer_bands"].items():
+        print(f"  sung with {lo}-{hi} points: {n} faced, accepted {_rate(k, n)}")
     print(f"falta envidos the opponent faced: {r['opponent_faced']}, accepted "
           f"{_rate(r['opponent_accepted'], r['opponent_faced'])}")
 

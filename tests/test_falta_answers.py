@@ -27,6 +27,13 @@ def test_the_falta_answers_count_what_the_log_saw(capsys):
     assert sum(n for n, _ in r["situations"].values()) == r["faced"]
     assert sum(k for _, k in r["situations"].values()) == r["accepted"]
     assert r["situations"]["both in malas"][0] > 0    # every match starts in malas
+    # And by the singer's points: the bluff_raiser sings falta over an envido with any hand,
+    # and its value raises come from the top, so both ends of its range are there.
+    assert sum(n for n, _ in r["singer_bands"].values()) == r["faced"]
+    assert sum(k for _, k in r["singer_bands"].values()) == r["accepted"]
+    (n_lo, _), *_, (n_hi, _) = r["singer_bands"].values()
+    assert n_lo > 0 and n_hi > 0
     falta.main(["heuristic", "random", "--matches", "4"])
     out = capsys.readouterr().out
     assert "falta envidos the agent faced" in out and "both in malas" in out
+    assert "sung with 0-23 points" in out
