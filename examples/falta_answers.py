@@ -74,13 +74,17 @@ def falta_answers(spec: str, opponent: str, matches: int, seed: int = 0) -> dict
         return {k: (int((mine & m).sum()), int((mine & accept & m).sum()))
                 for k, m in groups.items()}
 
-    bands = split({b: (pts >= b[0]) & (pts <= b[1]) for b in BANDS})
+    def in_bands(points: np.ndarray) -> dict:
+        """``{(lo, hi): row mask}`` of :data:`BANDS` over a column of envido points."""
+        return {b: (points >= b[0]) & (points <= b[1]) for b in BANDS}
+
+    bands = split(in_bands(pts))
     logged = np.concatenate(scores) if scores else np.zeros((0, 3), np.int64)
     sc, rival = logged[:, :2], logged[:, 2]            # 1v1: the rival seat sang the falta
     malas = (sc <= target // 2).all(axis=1)     # halves of target // 2 (RuleSet.has_buenas)
     where = np.where(malas, 0, np.where(sc[:, 0] > sc[:, 1], 1, 2))
     situations = split({name: where == i for i, name in enumerate(SITUATIONS)})
-    singer = split({b: (rival >= b[0]) & (rival <= b[1]) for b in BANDS})
+    singer = split(in_bands(rival))
     return {"hands": len(np.unique(ev["gid"] * 1000 + ev["hand_no"])), "won": won / (2 * matches),
             "faced": int(mine.sum()), "accepted": int((mine & accept).sum()), "bands": bands,
             "situations": situations, "singer_bands": singer,
