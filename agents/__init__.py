@@ -3,7 +3,9 @@
 ``agents.load(spec, seed)`` builds one from a string: ``random``, ``heuristic``
 (``heuristic:bluff=0.2,aggression=0.5``; named styles ``heuristic:style=maniac``, see
 :class:`agents.heuristic.HeuristicAgent`), ``human``, ``checkpoint:PATH`` (a train.py run or checkpoint file),
-``pretrained:NAME`` (a policy shipped with the package, :mod:`agents.pretrained`).  See :mod:`agents.base` for the interface, and
+``pretrained:NAME`` (a policy shipped with the package, :mod:`agents.pretrained`),
+``solved_envido:BASE`` (BASE with its envido decisions from an exact equilibrium of the envido
+betting, :mod:`agents.solved_envido`).  See :mod:`agents.base` for the interface, and
 :mod:`agents.zoo` for the styles that training draws and those held out for evaluation.
 
 Importing :mod:`agents` registers the Gymnasium id ``truco_env/Truco-v1`` (one seat learns, the
@@ -13,12 +15,14 @@ from .base import Agent, RandomAgent, known_specs, load, parse_params, register,
 from .heuristic import HeuristicAgent, _heuristic_factory
 from .human import HumanAgent, _human_factory
 from .pretrained import _factory as _pretrained_factory
+from .solved_envido import _factory as _solved_envido_factory
 
 from .single_agent import SingleAgentEnv  # noqa: E402  (registers the Gymnasium id truco_env/Truco-v1)
 
 register("heuristic", _heuristic_factory)
 register("human", _human_factory)
 register("pretrained", _pretrained_factory)
+register("solved_envido", _solved_envido_factory)
 
 __all__ = ["SingleAgentEnv", "Agent", "RandomAgent", "HeuristicAgent", "HumanAgent", "load", "register",
            "known_specs", "parse_params", "sample_legal"]

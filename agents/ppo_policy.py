@@ -172,6 +172,24 @@ def net_from_checkpoint(ckpt: dict, obs_size: int | None = None,
 
 
 # ---------------------------------------------------------------------------- the player
+def envido_solver(envido: str):
+    """The :class:`agents.solved_envido.EnvidoSolver` of ``envido="solved"`` (``None`` for
+    ``"learned"``): what a policy of a run trained with ``envido=solved`` plays its envido
+    with, in training (the learner, its snapshots) and after (this module's agents)."""
+    if envido == "learned":
+        return None
+    if envido != "solved":
+        raise CheckpointError(f"unknown envido {envido!r}; expected 'learned' or 'solved'")
+    from .solved_envido import EnvidoSolver
+    return EnvidoSolver()
+
+
+def checkpoint_envido(ckpt: dict) -> str:
+    """How the checkpoint's policy plays the envido: its run's ``envido`` key (``"learned"``
+    for runs before the key existed)."""
+    return (ckpt.get("config") or {}).get("envido", "learned")
+
+
 class PolicyAgent(Agent):
     """Plays a trained policy: samples from it (``greedy=False``) or takes its best action.
 
@@ -182,8 +200,14 @@ class PolicyAgent(Agent):
     """
 
     def __init__(self, net: PolicyNet, greedy: bool = False, seed: int | None = None,
-                 name: str = "checkpoint", value_trained: bool = True):
+                 name: str = "checkpoint", value_trained: bool = True,
+                 envido: str = "learned"):
         super().__init__(seed)
+        #: ``"solved"``: every envido decision is the solved envido's
+        #: (:class:`agents.solved_envido.EnvidoSolver`), as in a run trained with
+        #: ``envido=solved``; the network takes the others.
+        self.envido = envido
+        self.envido_solver = envido_solver(envido)
         #: Whether the value head is the critic that was trained (not with critic=privileged).
         self.value_trained = value_trained
         self.net = net.eval()
@@ -206,7 +230,7 @@ class PolicyAgent(Agent):
         ckpt = load_checkpoint(path)
         shared = (ckpt.get("config") or {}).get("critic", "shared") == "shared"
         return cls(net_from_checkpoint(ckpt), greedy=greedy, seed=seed, name=f"checkpoint:{path}",
-                   value_trained=shared)
+                   value_trained=shared, envido=checkpoint_envido(ckpt))
 
     @torch.no_grad()
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -216,6 +240,18 @@ class PolicyAgent(Agent):
             raise ValueError(f"{self.name} reads {self.observation!r} observations of size "
                              f"{self.obs_size}; got shape {obs.shape} (make the env with "
                              f"observation={self.observation!r})")
+        if self.envido_solver is not None:
+            solved, mask = self.envido_solver.decide(obs, mask, self.rng)
+            rest = np.flatnonzero(solved < 0)
+            if len(rest) < len(obs):
+                if len(rest):
+                    solved[rest] = self.act_batch_net(obs[rest], mask[rest])
+                return solved
+        return self.act_batch_net(obs, mask)
+
+    @torch.no_grad()
+    def act_batch_net(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """:meth:`act_batch` by the network alone (no solved envido)."""
         o = torch.as_tensor(obs)
         m = torch.as_tensor(np.asarray(mask)).bool()
         empty = ~m.any(dim=1)
@@ -277,7 +313,7 @@ class AveragePolicyAgent(PolicyAgent):
     """
 
     def __init__(self, nets: list[PolicyNet], greedy: bool = False, seed: int | None = None,
-                 name: str = "average", value_trained: bool = True):
+                 name: str = "average", value_trained: bool = True, envido: str = "learned"):
         if not nets:
             raise ValueError("an average policy needs at least one network")
         sizes = {(n.obs_size, n.num_actions) for n in nets}
@@ -285,7 +321,7 @@ class AveragePolicyAgent(PolicyAgent):
             raise CheckpointError(f"the networks of an average policy read different games "
                                   f"(observation size, actions): {sorted(sizes)}")
         super().__init__(nets[-1], greedy=greedy, seed=seed, name=name,
-                         value_trained=value_trained)
+                         value_trained=value_trained, envido=envido)
         self.nets = [n.eval() for n in nets]
         cols = [n.cols for n in nets]
         #: Every network reads the same columns (one run's checkpoints): select them once.
@@ -338,7 +374,7 @@ class AveragePolicyAgent(PolicyAgent):
         nets = [net_from_checkpoint(load_checkpoint(f)) for f in chosen]
         nets.append(net_from_checkpoint(latest))
         agent = cls(nets, greedy=greedy, seed=seed, value_trained=shared,
-                    name=f"checkpoint:{path},average={k}" + (f",last={last:g}"
+                    envido=checkpoint_envido(latest), name=f"checkpoint:{path},average={k}" + (f",last={last:g}"
                                                              if last != 0.5 else ""))
         agent.sources = chosen + [latest_file]
         return agent

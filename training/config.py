@@ -87,6 +87,12 @@ class Config:
                                    "shared (a value head on the policy's trunk)",
                      choices=("privileged", "shared"))
     critic_hidden: list = _f([256, 128], "hidden layer widths of the privileged critic")
+    envido: str = _f("learned", "the policy's envido decisions: learned (by the network), or "
+                               "solved (an equilibrium of the envido betting, "
+                               "agents.solved_envido: the learner, its snapshots and the saved "
+                               "policy take every envido decision from it and the network "
+                               "learns the rest; argentino 1v1 without flor)",
+                     choices=("learned", "solved"))
     # --- PPO
     num_envs: int = _f(1024, "games stepped together")
     num_steps: int = _f(32, "environment steps per game per rollout")
@@ -325,6 +331,11 @@ def _check(cfg: Config) -> None:
     except ValueError as exc:
         raise ConfigError(f"bad game settings (rules/target/flor/pica_pica/senas): {exc}") \
             from None
+    if cfg.envido == "solved" and (cfg.players != 2 or rules.flor or rules.muestra
+                                   or rules.mode != "teams" or cfg.deck or cfg.calls):
+        raise ConfigError(f"bad value envido='solved': the solved envido is argentino 1v1 "
+                          f"without flor (full deck, every call); this run has "
+                          f"players={cfg.players}, rules={cfg.rules!r}, flor={rules.flor}")
     if cfg.players not in rules.players_allowed:
         raise ConfigError(f"bad value players={cfg.players}: rules {cfg.rules!r} allow "
                           f"{list(rules.players_allowed)}")

@@ -130,11 +130,18 @@ class Pool:
         self.count += 1
         name = f"{prefix}_{self.count}"
         seed = int(self.rng.integers(2**31))
-        self.recent.append(Opponent(name, PolicyAgent(snap, seed=seed, name=name), "pool",
+        self.recent.append(Opponent(name, PolicyAgent(snap, seed=seed, name=name,
+                                                      envido=self.envido_of(name)), "pool",
                                     seed=seed))
         recent = max(1, min(self.cfg.pool_recent, self.cfg.pool_size))
         while len(self.recent) > recent:
             self._age(self.recent.pop(0))
+
+    def envido_of(self, name: str) -> str:
+        """How snapshot ``name`` plays the envido: the learner's snapshots as the learner
+        (``cfg.envido``), a retired exploiter's (``exploiter_N``, never given the solved
+        envido) by its network."""
+        return self.cfg.envido if name.startswith("snapshot") else "learned"
 
     def _age(self, snap: Opponent) -> None:
         """Algorithm R over the snapshots that left the recent window."""
@@ -222,7 +229,8 @@ class Pool:
 
     def load_state(self, state: dict, make_net) -> None:
         def snap(s: dict) -> Opponent:
-            o = snapshot_opponent(s["name"], s["model"], s.get("seed", 0), make_net)
+            o = snapshot_opponent(s["name"], s["model"], s.get("seed", 0), make_net,
+                                  envido=self.envido_of(s["name"]))
             o.wins, o.games = s["wins"], s["games"]
             set_agent_rng_state(o.agent, s["random"])
             return o
@@ -256,7 +264,8 @@ class Pool:
         have = {s.name: s for s in self.snapshots + self.detached}
         for name, (weights, seed) in msg["new"].items():
             if name not in have:
-                have[name] = snapshot_opponent(name, weights, seed, make_net, seed_of(seed))
+                have[name] = snapshot_opponent(name, weights, seed, make_net, seed_of(seed),
+                                               envido=self.envido_of(name))
         self.recent = [have[n] for n in msg["recent"]]
         self.hunting = msg["hunting"]
         self.reservoir = [have[n] for n in msg["reservoir"]]
@@ -265,14 +274,15 @@ class Pool:
 
 
 def snapshot_opponent(name: str, weights: dict, seed: int, make_net,
-                      agent_seed: int | None = None) -> Opponent:
+                      agent_seed: int | None = None, envido: str = "learned") -> Opponent:
     """A snapshot from its weights: a frozen network in ``make_net()``'s shape, sampling with
-    ``agent_seed`` (default ``seed``)."""
+    ``agent_seed`` (default ``seed``), playing the envido as ``envido`` says."""
     from agents.ppo_policy import PolicyAgent
     net = make_net()
     net.load_state_dict(weights)
     net.eval().requires_grad_(False)
-    agent = PolicyAgent(net, seed=seed if agent_seed is None else agent_seed, name=name)
+    agent = PolicyAgent(net, seed=seed if agent_seed is None else agent_seed, name=name,
+                        envido=envido)
     return Opponent(name, agent, "pool", seed=seed)
 
 

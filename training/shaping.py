@@ -14,20 +14,12 @@ def win_potential(cfg: Config, heuristic, hands: int = 4096) -> np.ndarray:
     """``2 * W[a, b] - 1``: the win-probability table (:mod:`truco_env.winprob`) of a side with
     ``a`` points against ``b``, from the points of ``hands`` heuristic-vs-heuristic hands."""
     from truco_env import VectorTrucoEnv
-    from truco_env.winprob import hand_points_distribution, win_probability_table
+    from truco_env.winprob import played_win_table
     venv = VectorTrucoEnv(256, players=cfg.players, rules=cfg.rules, target=cfg.target,
                           flor=cfg.flor, pica_pica=cfg.pica_pica, episode="hand",
                           **cfg.sena_knobs(),
                           check_actions=False, seed=cfg.seed + 17)
-    obs, info = venv.reset()
-    points = []
-    while len(points) < hands:
-        act = (heuristic.act_batch(obs["observation"], obs["action_mask"]) if heuristic
-               else (np.random.default_rng(0).random(obs["action_mask"].shape)
-                     + obs["action_mask"]).argmax(1))
-        obs, _, dones, info = venv.step(act)
-        points.extend(info["hand_points"][dones].tolist())
-    W = win_probability_table(venv.rules.target, hand_points_distribution(np.array(points)))
+    W = played_win_table(venv, heuristic, hands)
     return 2.0 * W - 1.0
 
 

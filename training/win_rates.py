@@ -52,7 +52,8 @@ def evaluate_all(net, opponents: dict, cfg: Config, games: int,
     from agents.ppo_policy import PolicyAgent
     from .pool import frozen_copy
 
-    learner = PolicyAgent(frozen_copy(net), greedy=cfg.eval_greedy, seed=seed, name="learner")
+    learner = PolicyAgent(frozen_copy(net), greedy=cfg.eval_greedy, seed=seed, name="learner",
+                          envido=cfg.envido)
     return {name: evaluate(learner, agent, cfg, games, seed) for name, agent in opponents.items()}
 
 

@@ -120,6 +120,10 @@ class RolloutWorker:
         seed = slot_seed(cfg.seed, slot, generation)
         self.rng = np.random.default_rng([seed, 1])   # opponents and teams
         self.gen = torch.Generator().manual_seed(seed)  # the learner's and exploiter's actions
+        # envido=solved: the learner's envido decisions (agents.solved_envido), its own stream
+        from agents.ppo_policy import envido_solver
+        self.solver = envido_solver(cfg.envido)
+        self.envido_rng = np.random.default_rng([seed, 3])
         self.venv = make_env(cfg, num_envs, seed)
         self.obs, self.info = self.venv.reset()
         N, P, D, A = num_envs, cfg.players, self.venv.observation_size, self.venv.num_actions
@@ -232,16 +236,26 @@ class RolloutWorker:
             learner = ~is_opp | (seat_team[actor] == learner_team)
             L = np.flatnonzero(learner)
             actions = np.zeros(N, np.int64)
+            if len(L) and self.solver is not None:
+                # the solved envido decides for the learner like a part of the game: its
+                # decisions are not the network's transitions, and a "pass" leaves the network
+                # the other actions (the envido calls masked out, in the stored mask too)
+                solved, m_l = self.solver.decide(o[L], m[L], self.envido_rng)
+                actions[L[solved >= 0]] = solved[solved >= 0]
+                keep = solved < 0
+                L, m_l = L[keep], m_l[keep]
+            else:
+                m_l = m[L]
             if len(L):
                 hid = venv.hidden()[L] if self.privileged else np.zeros((len(L), 0), np.float32)
                 o_t = torch.from_numpy(o[L]).to(device)
-                a, logp, value = self._sample(net, o_t, m[L])
+                a, logp, value = self._sample(net, o_t, m_l)
                 if critic is not None:
                     with torch.no_grad():
                         value = critic(o_t[:, :COMPACT_SIZE],
                                        torch.from_numpy(hid).to(device)).cpu().numpy()
                 actions[L] = a
-                buf.add(L, actor[L], value, obs=o[L], mask=m[L], act=a, logp=logp, hid=hid)
+                buf.add(L, actor[L], value, obs=o[L], mask=m_l, act=a, logp=logp, hid=hid)
             R = np.flatnonzero(~learner)
             if len(R):
                 by_type: dict[type, list] = {}   # one act_many per class of agent
@@ -309,7 +323,8 @@ class RolloutWorker:
             "buffer": self.buf.state(),
             "xbuffer": self.xbuf.state() if self.xbuf is not None else None}),
             "pool": self.pool.state(self.opponents), "x_born": self.x_born,
-            "rng": self.rng.bit_generator.state, "gen": self.gen.get_state()}
+            "rng": self.rng.bit_generator.state, "gen": self.gen.get_state(),
+            "envido_rng": self.envido_rng.bit_generator.state}
 
     def load_state(self, state: dict) -> None:
         run = arrays(state["run"])
@@ -326,6 +341,8 @@ class RolloutWorker:
         self.x_born = int(state["x_born"])
         self.rng.bit_generator.state = state["rng"]
         self.gen.set_state(state["gen"])
+        if "envido_rng" in state:       # checkpoints from before the envido key have none
+            self.envido_rng.bit_generator.state = state["envido_rng"]
 
 
 class LocalBackend:

@@ -777,6 +777,28 @@ def _falta_value(S, K, g, winner_team, rule):
     return target - lead
 
 
+@nb.njit(cache=True)
+def _falta_envido_points(S, K, g, winner_team):
+    """Points of an accepted falta envido won by ``winner_team``: the knob ``falta_points``
+    when set (destantado: 6), else :func:`_falta_value` under the preset's ``falta_rule``."""
+    if K[K_FALTA_POINTS] > 0:
+        return K[K_FALTA_POINTS]
+    return _falta_value(S, K, g, winner_team, FALTA_MALAS if K[K_FALTA] == 0 else FALTA_LEADER)
+
+
+def falta_envido_points(tables: RuleTables, scores: np.ndarray) -> np.ndarray:
+    """``int[n, 2]``: what an accepted falta envido is worth to team 0 / team 1 if it wins
+    it, at team scores ``scores[n, 2]`` of a two-team game (the rule of :func:`_resolve_envido`,
+    for tables and solvers such as :mod:`agents.solved_envido`)."""
+    scores = np.asarray(scores, dtype=np.int32).reshape(-1, 2)
+    S = new_state(len(scores), 2, scores)
+    out = np.zeros((len(scores), 2), dtype=np.int32)
+    for g in range(len(scores)):
+        for t in range(2):
+            out[g, t] = _falta_envido_points(S, tables.knobs, g, t)
+    return out
+
+
 @nb.njit(cache=True, inline="always")
 def _beats(S, g, p, v, best, best_v):
     """Whether points ``v`` of seat ``p`` beat ``best_v`` of seat ``best`` (ties: nearer the mano)."""
@@ -1170,10 +1192,8 @@ def _resolve_envido(S, T, g):
     team = S[g, TEAM + winner]
     S[g, ENVIDO_WINNER] = winner
     pts = T.envido_quiero[S[g, ENVIDO_CHAIN_ID]]
-    if pts < 0 and K[K_FALTA_POINTS] > 0:      # a fixed falta (knob falta_points)
-        pts = K[K_FALTA_POINTS]
-    elif pts < 0:
-        pts = _falta_value(S, K, g, team, FALTA_MALAS if K[K_FALTA] == 0 else FALTA_LEADER)
+    if pts < 0:
+        pts = _falta_envido_points(S, K, g, team)
     S[g, ENVIDO_PENDING] = 0
     _award(S, K, g, team, pts, SRC_ENVIDO)
 
@@ -1281,8 +1301,7 @@ def _resolve_envido_alone(S, T, g):
     S[g, ENVIDO_WINNER] = winner
     pts = T.envido_quiero[chain]
     if pts < 0:
-        pts = K[K_FALTA_POINTS] if K[K_FALTA_POINTS] > 0 else _falta_value(
-            S, K, g, S[g, TEAM + winner], FALTA_MALAS if K[K_FALTA] == 0 else FALTA_LEADER)
+        pts = _falta_envido_points(S, K, g, S[g, TEAM + winner])
     P = S[g, NPLAYERS]
     for i in range(1, P):
         q = (winner + i) % P

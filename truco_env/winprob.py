@@ -48,3 +48,21 @@ def hand_points_distribution(points: np.ndarray, max_points: int = 8) -> np.ndar
     np.add.at(q, (p[:, 0], p[:, 1]), 1.0)
     np.add.at(q, (p[:, 1], p[:, 0]), 1.0)
     return q / q.sum()
+
+
+def played_win_table(venv, policy=None, hands: int = 4096, seed: int = 0) -> np.ndarray:
+    """``W[a, b]`` (:func:`win_probability_table`) from the points of ``hands`` hands that
+    ``policy`` plays against itself in ``venv`` (a :class:`truco_env.VectorTrucoEnv` made with
+    ``episode="hand"``); ``policy`` is any object with ``act_batch(obs, mask)`` (an agent), or
+    ``None`` for uniformly random legal actions.  The one measurement behind train.py's
+    win-probability shaping and the envido solver's payoffs (:mod:`agents.solved_envido`)."""
+    rng = np.random.default_rng(seed)
+    obs, info = venv.reset()
+    points: list = []
+    while len(points) < hands:
+        mask = obs["action_mask"]
+        act = (policy.act_batch(obs["observation"], mask) if policy is not None
+               else (rng.random(mask.shape) + mask).argmax(1))
+        obs, _, dones, info = venv.step(act)
+        points.extend(info["hand_points"][dones].tolist())
+    return win_probability_table(venv.rules.target, hand_points_distribution(np.array(points)))

@@ -1,0 +1,410 @@
+"""The envido betting of a 1v1 argentino hand, solved: an equilibrium by CFR+, and an agent that
+plays it on top of any other agent.
+
+Issue 11 found every trained policy exploitable in the falta envido (a best response wins
++0.4 to +0.7 points a hand in the envido and loses in the truco; docs/training.md, sessions
+14-15).  This module solves that part of the game exactly, for a model of it:
+
+* **The subgame.**  Each player knows only his own envido points (the chance node deals the
+  two hands of a 40-card deck: the exact joint distribution of the two players' points).  The
+  mano may open (``envido``, ``real_envido``, ``falta_envido``) or pass (any other action);
+  then the pie may open or pass; an opened chain is answered with ``quiero``, ``no_quiero`` or
+  a raise, exactly as the rules' table (``RuleSet.envido_chain``) allows.  A rejected chain
+  pays its ``no quiero`` points to the last caller; an accepted one is won by the higher points
+  (the mano on a tie) and pays its ``quiero`` points, or the falta's value at the score
+  (:func:`truco_env.core.falta_envido_points`: the core's rule, not a copy).
+* **The payoff** is the probability of winning the match after the envido points are scored:
+  ``W[a, b]`` of :mod:`truco_env.winprob`, measured from heuristic hands as train.py's shaping
+  does (:func:`truco_env.winprob.played_win_table`), 1 once a side reaches the target.  One
+  subgame per score ``(mano's score, pie's score)``: the falta is worth the match in malas and
+  little near the end, and a point matters more at 28-28 than at 0-0.
+* **What it leaves out**: the cards a player shows before he answers (the mano's first card
+  when the pie opens after it), the truco that follows (its points are in ``W`` as an average
+  hand), and what the envido's outcome tells about the cards.  The solution is an equilibrium
+  of the model, not of Truco; how much a best response still finds is measured
+  (docs/training.md, "Session 16").
+
+:func:`solve` runs CFR+ (Tammelin 2014; regret matching+, linearly weighted average) on all
+score states at once (numpy arrays ``[scores, points, actions]``) and reports the average
+strategy's NashConv per score state.  :class:`SolvedEnvidoAgent` (spec
+``solved_envido:BASE``, e.g. ``solved_envido:pretrained:default``) answers every envido
+decision from the solution and leaves every other decision, and the "pass" of an opening, to
+``BASE`` (called with the envido calls masked out).
+
+>>> import agents
+>>> bot = agents.load("solved_envido:heuristic", seed=0)
+>>> bot.name
+'solved_envido(heuristic)'
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from truco_env import core as C
+from truco_env.cards import NUM_CARDS
+from truco_env.observe import POINTS_SCALE, Encoder, encoder_for_size
+from truco_env.rules import ACTION_ID, ENVIDO_CALLS, RuleSet, get_rules
+
+from .base import Agent, load
+
+#: Roles: the mano and the pie.
+MANO, PIE = 0, 1
+#: An opening node's "pass": any action that is not an envido call (a card, a truco song).
+PASS = "pass"
+_CALL_LETTER = {"envido": "E", "real_envido": "R", "falta_envido": "F"}
+
+
+@dataclass
+class Node:
+    """A decision of the public tree: ``actor`` (MANO/PIE), its ``actions`` (names) and, per
+    action, the child: a node index, or a terminal ``("fixed", mano_gain, pie_gain)`` /
+    ``("show", chain)`` (an accepted chain, won by the higher points)."""
+    key: tuple[str, int, str]           # ("open", actor, "") or ("answer", actor, chain)
+    actor: int
+    actions: tuple[str, ...]
+    children: tuple
+
+
+class EnvidoSubgame:
+    """The model above for one ruleset (argentino-style envido, 1v1, no flor, no muestra) and
+    one win-probability table ``W[a, b]`` (``a``, ``b`` below the target)."""
+
+    def __init__(self, rules: RuleSet, W: np.ndarray):
+        if rules.flor or rules.muestra or rules.mode != "teams":
+            raise ValueError(f"solved envido: rules {rules.name!r} with flor={rules.flor}, "
+                             f"muestra={rules.muestra}, mode={rules.mode!r}; expected 1v1 "
+                             f"envido without flor or muestra (argentino, flor=False)")
+        T = rules.target
+        W = np.asarray(W, dtype=np.float64)
+        if W.shape != (T, T):
+            raise ValueError(f"solved envido: W has shape {W.shape}; expected ({T}, {T})")
+        self.rules, self.target, self.W = rules, T, W
+        tables = rules.tables()
+        # --- chance: every pair of disjoint three-card hands, exactly
+        hands = np.array(list(itertools.combinations(range(NUM_CARDS), 3)), dtype=np.int32)
+        _, pts, _ = C.hand_points(hands, tables)
+        self.values = np.unique(pts)                       # the envido points a hand can have
+        types = np.searchsorted(self.values, pts)
+        self.K = K = len(self.values)
+        bits = (np.int64(1) << hands.astype(np.int64)).sum(axis=1)
+        joint = np.zeros(K * K)
+        for lo in range(0, len(hands), 1024):
+            disjoint = (bits[lo:lo + 1024, None] & bits[None, :]) == 0
+            idx = types[lo:lo + 1024, None] * K + types[None, :]
+            joint += np.bincount(idx[disjoint], minlength=K * K)
+        self.joint = (joint / joint.sum()).reshape(K, K)   # [mano's type, pie's type]
+        self.mano_wins = (self.values[:, None] >= self.values[None, :]).astype(np.float64)
+        self.joint_mano_wins = self.joint * self.mano_wins
+        self._payoffs: dict = {}
+        # --- score states: s = mano's score * T + pie's score
+        sm, sp = np.divmod(np.arange(T * T), T)
+        self.scores = np.stack([sm, sp], axis=1)
+        self.falta = C.falta_envido_points(tables, self.scores)    # [S, 2]: to mano / to pie
+        self.nodes = self._build(rules)
+        self.index = {n.key: i for i, n in enumerate(self.nodes)}
+
+    # ------------------------------------------------------------------ the public tree
+    def _build(self, rules: RuleSet) -> list[Node]:
+        chains = {c: (q, nq) for c, q, nq in rules.envido_chain}
+        nodes: list[Node] = []
+
+        def answer(chain: str, actor: int) -> int:
+            i = len(nodes)
+            nodes.append(None)                    # type: ignore[arg-type]
+            caller = 1 - actor
+            acts, kids = ["quiero", "no_quiero"], [("show", chain),
+                                                  ("fixed",) + _gain(caller, chains[chain][1])]
+            for call in ENVIDO_CALLS:
+                nxt = chain + _CALL_LETTER[call]
+                if nxt in chains:
+                    acts.append(call)
+                    kids.append(answer(nxt, caller))
+            nodes[i] = Node(("answer", actor, chain), actor, tuple(acts), tuple(kids))
+            return i
+
+        def opening(actor: int) -> int:
+            i = len(nodes)
+            nodes.append(None)                    # type: ignore[arg-type]
+            after = opening(PIE) if actor == MANO else ("fixed", 0, 0)
+            acts, kids = [PASS], [after]
+            for call in ENVIDO_CALLS:
+                c = _CALL_LETTER[call]
+                if c in chains:
+                    acts.append(call)
+                    kids.append(answer(c, 1 - actor))
+            nodes[i] = Node(("open", actor, ""), actor, tuple(acts), tuple(kids))
+            return i
+
+        opening(MANO)
+        return nodes
+
+    # ------------------------------------------------------------------ payoffs
+    def _w(self, gain_mano, gain_pie) -> np.ndarray:
+        """``[S]``: the mano's match win probability after the gains (arrays or ints)."""
+        T = self.target
+        a = self.scores[:, 0] + gain_mano
+        b = self.scores[:, 1] + gain_pie
+        out = np.where(a >= T, 1.0, 0.0)
+        live = (a < T) & (b < T)
+        out[live] = self.W[a[live], b[live]]
+        return out
+
+    def terminal_payoffs(self, term: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """``(if the mano wins, if the pie wins)``: ``[S]`` each, the mano's payoff; a fixed
+        terminal has the two equal (cached)."""
+        if term not in self._payoffs:
+            self._payoffs[term] = self._terminal_payoffs(term)
+        return self._payoffs[term]
+
+    def _terminal_payoffs(self, term: tuple) -> tuple[np.ndarray, np.ndarray]:
+        if term[0] == "fixed":
+            u = self._w(term[1], term[2])
+            return u, u
+        q = dict((c, v) for c, v, _ in self.rules.envido_chain)[term[1]]
+        gm = self.falta[:, 0] if q < 0 else q
+        gp = self.falta[:, 1] if q < 0 else q
+        return self._w(gm, 0), self._w(0, gp)
+
+
+def _gain(side: int, points: int) -> tuple[int, int]:
+    return (points, 0) if side == MANO else (0, points)
+
+
+# ---------------------------------------------------------------------------------------------
+# CFR+
+
+
+@dataclass
+class Solution:
+    """The average strategy per node (``strategy[node][s, type, action]``) and the NashConv
+    of each score state (``nash_conv[s]``, in match win probability: the sum of what a best
+    response gains, for both roles)."""
+    game: EnvidoSubgame
+    strategy: list[np.ndarray]
+    nash_conv: np.ndarray
+    iterations: int
+
+    def probs(self, key: tuple, mano_score, pie_score, points) -> np.ndarray:
+        """Rows of the average strategy: the node ``key`` at the given scores and own points
+        (arrays of one length), ``[n, actions]``."""
+        g = self.game
+        s = np.asarray(mano_score) * g.target + np.asarray(pie_score)
+        t = np.searchsorted(g.values, np.asarray(points))
+        if np.any(t >= g.K) or np.any(g.values[np.minimum(t, g.K - 1)] != points):
+            raise ValueError(f"solved envido: envido points {points!r}; expected values in "
+                             f"{g.values.tolist()}")
+        return self.strategy[g.index[key]][s, t]
+
+
+def _walk(game: EnvidoSubgame, i, reach, sigma, regrets=None, avg=None, weight=0.0,
+          update: int = -1, br: int = -1):
+    """Counterfactual values ``(v_mano[S, K], v_pie[S, K])`` of the subtree at ``i`` with the
+    two roles' reaches ``reach = (r_mano, r_pie)``; updates the regrets and average of the
+    nodes of role ``update``; ``br`` = a role that plays a best response (max per type)."""
+    J, JG = game.joint, game.joint_mano_wins
+    rm, rp = reach
+    if not isinstance(i, int):                     # terminal
+        uw, ul = game.terminal_payoffs(i)
+        op_m = rp @ J.T                            # [S, K]: sum_j J[i, j] r_pie[j]
+        op_p = rm @ J
+        if i[0] == "fixed":
+            return uw[:, None] * op_m, (1.0 - uw)[:, None] * op_p
+        d = (uw - ul)[:, None]
+        vm = ul[:, None] * op_m + d * (rp @ JG.T)
+        vp = (1.0 - ul)[:, None] * op_p - d * (rm @ JG)
+        return vm, vp
+    node = game.nodes[i]
+    a = node.actor
+    sig = sigma[i]
+    vs = []
+    for k, child in enumerate(node.children):
+        r = [rm, rp]
+        if br != a:
+            r[a] = r[a] * sig[k]
+        vs.append(_walk(game, child, tuple(r), sigma, regrets, avg, weight, update, br))
+    mine = np.stack([v[a] for v in vs])                    # [A, S, K]
+    other = sum(v[1 - a] for v in vs)
+    if br == a:
+        own = mine.max(axis=0)
+    else:
+        own = (sig * mine).sum(axis=0)
+    if update == a:
+        regrets[i] = np.maximum(regrets[i] + mine - own, 0.0)
+        avg[i] += weight * reach[a] * sig
+    out = [None, None]
+    out[a], out[1 - a] = own, other
+    return out[0], out[1]
+
+
+def _matching(r: np.ndarray) -> np.ndarray:
+    """Regret matching on ``[A, S, K]`` arrays (uniform where no regret is positive)."""
+    tot = r.sum(axis=0)
+    return np.where(tot > 0, r / np.where(tot > 0, tot, 1.0), 1.0 / r.shape[0])
+
+
+def nash_conv(game: EnvidoSubgame, strategy: list[np.ndarray]) -> np.ndarray:
+    """``[S]``: what a best response gains over ``strategy`` (per node ``[A, S, K]``) as the
+    mano plus as the pie."""
+    ones = np.ones((len(game.scores), game.K))
+    vm, vp = _walk(game, 0, (ones, ones), strategy)
+    value_mano = vm.sum(axis=1)
+    br_m, _ = _walk(game, 0, (ones, ones), strategy, br=MANO)
+    _, br_p = _walk(game, 0, (ones, ones), strategy, br=PIE)
+    return (br_m.sum(axis=1) - value_mano) + (br_p.sum(axis=1) - (1.0 - value_mano))
+
+
+def solve(game: EnvidoSubgame, iterations: int = 1000) -> Solution:
+    """CFR+ with alternating updates (the mano's regrets, then the pie's) on every score state
+    at once; the linearly weighted average strategy and its NashConv per state."""
+    S, K = len(game.scores), game.K
+    shapes = [(len(n.actions), S, K) for n in game.nodes]     # internal layout [A, S, K]
+    regrets = [np.zeros(s) for s in shapes]
+    avg = [np.zeros(s) for s in shapes]
+    ones = np.ones((S, K))
+    for t in range(1, iterations + 1):
+        for role in (MANO, PIE):
+            sigma = [_matching(r) for r in regrets]
+            _walk(game, 0, (ones, ones), sigma, regrets, avg, float(t), update=role)
+    strategy = [_matching(x) for x in avg]
+    return Solution(game, [np.ascontiguousarray(np.moveaxis(x, 0, 2)) for x in strategy],
+                    nash_conv(game, strategy), iterations)
+
+
+# ---------------------------------------------------------------------------------------------
+# The agent
+
+
+@lru_cache(maxsize=None)
+def solution_for(target: int, iterations: int = 300, hands: int = 4096) -> Solution:
+    """The solved subgame of argentino 1v1 without flor to ``target`` (cached per process):
+    ``W`` from ``hands`` heuristic hands (:func:`truco_env.winprob.played_win_table`, seed 17
+    as train.py's default run), then :func:`solve`."""
+    from truco_env import VectorTrucoEnv
+    from truco_env.winprob import played_win_table
+
+    from .heuristic import HeuristicAgent
+    venv = VectorTrucoEnv(256, players=2, rules="argentino", target=target, flor=False,
+                          episode="hand", check_actions=False, seed=17)
+    W = played_win_table(venv, HeuristicAgent(seed=17), hands)
+    return solve(EnvidoSubgame(get_rules("argentino", target=target, flor=False), W),
+                 iterations)
+
+
+_ENVIDO_IDS = np.array([ACTION_ID[c] for c in ENVIDO_CALLS])
+
+
+class EnvidoSolver:
+    """The envido decisions of a batch from :func:`solution_for`, for any player over any of
+    the encoders (compact, recall, infostate: the pieces read are at their offsets).
+
+    :meth:`decide` answers the rows at an envido decision: an opening (a call, or "pass") or
+    an answer to a pending chain (quiero, no quiero, a raise).  It returns the actions (``-1``
+    where the caller decides: every other decision and each "pass") and the mask for the
+    caller's decision, with the envido calls removed on a "pass".  The one place where the
+    solution meets a game: :class:`SolvedEnvidoAgent`, a trained policy whose run was
+    trained with ``envido=solved`` (:class:`agents.ppo_policy.PolicyAgent`) and train.py's
+    learner (:mod:`training.worker`) all call it.
+    """
+
+    def __init__(self, iterations: int = 300):
+        self.iterations = iterations
+
+    def decide(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
+               ) -> tuple[np.ndarray, np.ndarray]:
+        obs = np.asarray(obs, dtype=np.float32)
+        mask = np.asarray(mask)
+        legal_mask = mask.astype(bool)
+        actions = np.full(len(obs), -1, dtype=np.int64)
+        defer = mask.copy()
+        if not len(obs):
+            return actions, defer
+        off = Encoder(encoder_for_size(obs.shape[1])).offsets
+        env = obs[:, off["envido"][0]:off["envido"][0] + 16]
+        pending = env[:, 12] > 0.5
+        opening = legal_mask[:, _ENVIDO_IDS].any(axis=1) & ~pending
+        rows = np.flatnonzero(opening | pending)
+        if not len(rows):
+            return actions, defer
+        o = obs[rows]
+        self._check(o, legal_mask[rows], off)
+        match = off["match"][0]
+        target = int(round(float(o[0, match]) * 30))
+        sol = solution_for(target, self.iterations)
+        me_mano = o[:, off["seat_from_mano"][0]] > 0.5
+        sc = off["score"][0]
+        mine = np.rint(o[:, sc] * target).astype(int)
+        theirs = np.rint(o[:, sc + 1] * target).astype(int)
+        sm, sp = np.where(me_mano, mine, theirs), np.where(me_mano, theirs, mine)
+        points = np.rint(o[:, off["my_envido"][0]] * POINTS_SCALE).astype(int)
+        chain_idx = env[rows, :12].argmax(axis=1)
+        chains = [c for c, _, _ in sol.game.rules.envido_chain]
+        role = np.where(me_mano, MANO, PIE)
+        keys = [("answer", int(ro), chains[c]) if pend else ("open", int(ro), "")
+                for ro, c, pend in zip(role, chain_idx, pending[rows])]
+        u = rng.random(len(rows))
+        for key in sorted(set(keys)):                   # one vectorised draw per node
+            part = np.array([k == key for k in keys])
+            node = sol.game.nodes[sol.game.index[key]]
+            p = sol.probs(key, sm[part], sp[part], points[part])       # [n, A]
+            ids = np.array([-1 if a == PASS else ACTION_ID[a] for a in node.actions])
+            legal = legal_mask[rows[part]][:, np.maximum(ids, 0)] | (ids < 0)
+            if not legal.all():
+                raise ValueError(f"solved envido: the solution's actions {node.actions} at "
+                                 f"{key} do not match the legal actions "
+                                 f"{np.flatnonzero(legal_mask[rows[part][0]]).tolist()}")
+            cum = np.cumsum(p, axis=1)
+            k = np.minimum((u[part, None] * cum[:, -1:] >= cum).sum(axis=1), len(ids) - 1)
+            chosen = ids[k]
+            actions[rows[part]] = chosen
+            defer[np.ix_(rows[part][chosen < 0], _ENVIDO_IDS)] = 0
+        return actions, defer
+
+    @staticmethod
+    def _check(o: np.ndarray, m: np.ndarray, off: dict) -> None:
+        players = o[:, off["players"][0]:off["players"][0] + C.P_MAX].argmax(axis=1) + 1
+        muestra = off["muestra"][0]
+        target = o[:, off["match"][0]]
+        if np.any(players != 2) or np.any(o[:, muestra:muestra + NUM_CARDS] > 0) \
+                or np.any(m[:, ACTION_ID["flor"]]) or np.any(target != target[0]):
+            raise ValueError(f"solved envido plays argentino 1v1 without flor only (one target "
+                             f"per batch); this batch has players {sorted(set(players.tolist()))}"
+                             f", a muestra or flor")
+
+
+class SolvedEnvidoAgent(Agent):
+    """``base``'s play with every envido decision taken from the solution
+    (:class:`EnvidoSolver`): the opening (a call, or a pass to ``base`` with the calls masked
+    out) and every answer.  Argentino 1v1 without flor only: another game is a named error at
+    its first envido decision."""
+
+    def __init__(self, base: Agent, seed: int | None = None, iterations: int = 300):
+        super().__init__(seed)
+        if not base.batched:
+            raise ValueError(f"solved_envido: base agent {base.name!r} must answer batches "
+                             f"(act_batch)")
+        self.base, self.solver = base, EnvidoSolver(iterations)
+        self.observation = base.observation
+        self.name = f"solved_envido({base.name})"
+
+    def reseed(self, seed: int | None) -> None:
+        super().reseed(seed)
+        if hasattr(self, "base"):
+            self.base.reseed(None if seed is None else seed + 1)
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        actions, defer = self.solver.decide(obs, mask, self.rng)
+        rest = np.flatnonzero(actions < 0)
+        if len(rest):
+            actions[rest] = self.base.act_batch(np.asarray(obs)[rest], defer[rest])
+        return actions
+
+
+def _factory(args: str, seed: int | None) -> Agent:
+    if not args.strip():
+        raise ValueError("agent spec 'solved_envido': expected a base agent, e.g. "
+                         "'solved_envido:pretrained:default' or 'solved_envido:heuristic'")
+    return SolvedEnvidoAgent(load(args.strip(), seed), seed)
