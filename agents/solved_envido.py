@@ -106,6 +106,18 @@ class EnvidoSubgame:
         self.falta = C.falta_envido_points(tables, self.scores)    # [S, 2]: to mano / to pie
         self.nodes = self._build(rules)
         self.index = {n.key: i for i, n in enumerate(self.nodes)}
+        #: Lookups for batches: the type of envido points (-1: no hand has them), and the node
+        #: of [opening 0 / answer 1, role, chain index of RuleSet.envido_chain].
+        self.type_of = np.full(int(self.values.max()) + 1, -1)
+        self.type_of[self.values] = np.arange(K)
+        chains = [c for c, _, _ in rules.envido_chain]
+        self.node_table = np.full((2, 2, len(chains)), -1)
+        for i, n in enumerate(self.nodes):
+            kind = 0 if n.key[0] == "open" else 1
+            self.node_table[kind, n.actor, chains.index(n.key[2])] = i
+        #: Per node, the action ids of its actions (-1: pass).
+        self.action_ids = [np.array([-1 if a == PASS else ACTION_ID[a] for a in n.actions])
+                           for n in self.nodes]
 
     # ------------------------------------------------------------------ the public tree
     def _build(self, rules: RuleSet) -> list[Node]:
@@ -191,13 +203,18 @@ class Solution:
     def probs(self, key: tuple, mano_score, pie_score, points) -> np.ndarray:
         """Rows of the average strategy: the node ``key`` at the given scores and own points
         (arrays of one length), ``[n, actions]``."""
+        return self.rows(self.game.index[key], mano_score, pie_score, points)
+
+    def rows(self, node: int, mano_score, pie_score, points) -> np.ndarray:
+        """:meth:`probs` by node index."""
         g = self.game
         s = np.asarray(mano_score) * g.target + np.asarray(pie_score)
-        t = np.searchsorted(g.values, np.asarray(points))
-        if np.any(t >= g.K) or np.any(g.values[np.minimum(t, g.K - 1)] != points):
+        pts = np.asarray(points)
+        t = g.type_of[np.clip(pts, 0, len(g.type_of) - 1)]
+        if np.any(t < 0) or np.any(pts >= len(g.type_of)) or np.any(pts < 0):
             raise ValueError(f"solved envido: envido points {points!r}; expected values in "
                              f"{g.values.tolist()}")
-        return self.strategy[g.index[key]][s, t]
+        return self.strategy[node][s, t]
 
 
 def _walk(game: EnvidoSubgame, i, reach, sigma, regrets=None, avg=None, weight=0.0,
@@ -340,27 +357,26 @@ class EnvidoSolver:
         theirs = np.rint(o[:, sc + 1] * target).astype(int)
         sm, sp = np.where(me_mano, mine, theirs), np.where(me_mano, theirs, mine)
         points = np.rint(o[:, off["my_envido"][0]] * POINTS_SCALE).astype(int)
-        chain_idx = env[rows, :12].argmax(axis=1)
-        chains = [c for c, _, _ in sol.game.rules.envido_chain]
-        role = np.where(me_mano, MANO, PIE)
-        keys = [("answer", int(ro), chains[c]) if pend else ("open", int(ro), "")
-                for ro, c, pend in zip(role, chain_idx, pending[rows])]
+        g = sol.game
+        kind = pending[rows].astype(np.int64)
+        chain_idx = env[rows, :12].argmax(axis=1) * kind
+        nidx = g.node_table[kind, np.where(me_mano, MANO, PIE), chain_idx]
         u = rng.random(len(rows))
-        for key in sorted(set(keys)):                   # one vectorised draw per node
-            part = np.array([k == key for k in keys])
-            node = sol.game.nodes[sol.game.index[key]]
-            p = sol.probs(key, sm[part], sp[part], points[part])       # [n, A]
-            ids = np.array([-1 if a == PASS else ACTION_ID[a] for a in node.actions])
-            legal = legal_mask[rows[part]][:, np.maximum(ids, 0)] | (ids < 0)
-            if not legal.all():
-                raise ValueError(f"solved envido: the solution's actions {node.actions} at "
-                                 f"{key} do not match the legal actions "
-                                 f"{np.flatnonzero(legal_mask[rows[part][0]]).tolist()}")
+        for n in np.unique(nidx):                       # one vectorised draw per node
+            part = np.flatnonzero(nidx == n)
+            r = rows[part]
+            ids = g.action_ids[n] if n >= 0 else np.zeros(0, np.int64)
+            legal = legal_mask[r][:, np.maximum(ids, 0)] | (ids < 0)
+            if n < 0 or not legal.all():
+                raise ValueError(f"solved envido: the solution's actions "
+                                 f"{g.nodes[n].actions if n >= 0 else None} do not match the "
+                                 f"legal actions {np.flatnonzero(legal_mask[r[0]]).tolist()}")
+            p = sol.rows(n, sm[part], sp[part], points[part])          # [n, A]
             cum = np.cumsum(p, axis=1)
             k = np.minimum((u[part, None] * cum[:, -1:] >= cum).sum(axis=1), len(ids) - 1)
             chosen = ids[k]
-            actions[rows[part]] = chosen
-            defer[np.ix_(rows[part][chosen < 0], _ENVIDO_IDS)] = 0
+            actions[r] = chosen
+            defer[np.ix_(r[chosen < 0], _ENVIDO_IDS)] = 0
         return actions, defer
 
     @staticmethod

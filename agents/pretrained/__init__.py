@@ -45,7 +45,7 @@ def export(run_dir: str | Path, name: str, out_dir: Path = HERE) -> Path:
     ckpt = load_checkpoint(run_dir)
     cfg = ckpt["config"]
     game = {k: cfg[k] for k in ("players", "rules", "target", "flor", "observation")}
-    game.update({k: cfg[k] for k in ("senas", "sena_tokens", "sena_catch") if k in cfg})
+    game.update({k: cfg[k] for k in ("senas", "sena_tokens", "sena_catch", "envido") if k in cfg})
     game.update(global_step=int(ckpt["global_step"]),
                 train_seconds=round(float(ckpt.get("elapsed", 0.0)), 1))
     out = Path(out_dir) / f"{name}.pt"
@@ -142,7 +142,8 @@ def _factory(args: str, seed: int | None):
     ckpt = load_checkpoint(path_of(name))
     ckpt["model"] = {k: v.float() for k, v in ckpt["model"].items()}
     return PolicyAgent(net_from_checkpoint(ckpt), greedy=greedy, seed=seed,
-                       name=f"pretrained:{name}")
+                       name=f"pretrained:{name}",
+                       envido=ckpt.get("game", {}).get("envido", "learned"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,74 @@
+"""What the solved envido (:mod:`agents.solved_envido`, train.py's ``envido=solved``) costs:
+solving (CFR+ on every score state of a match to 30, once per process) against the time of a
+vector env step, and a policy's ``act_batch`` with the solved envido against the plain policy's,
+in the same process, one torch thread, the default config's network.  The batches are real
+decisions: ``--games`` games after ``--steps`` random steps from the deal (the first steps hold
+the envido decisions; later ones hold none, so the mix matters).
+
+    python benchmarks/solved_envido.py [--games 1024] [--iterations 300]
+
+Read the ratios: shared machines make the milliseconds noisy.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+import timeit
+
+import numpy as np
+import torch
+
+from agents.base import sample_legal
+from agents.ppo_policy import PolicyAgent, PolicyNet
+from agents.solved_envido import EnvidoSolver, solution_for
+from truco_env import VectorTrucoEnv
+from truco_env.observe import dead_pieces
+
+
+def ms(f, n: int = 10) -> float:
+    """The best of three timings of ``n`` calls of ``f``, in milliseconds a call."""
+    f()
+    return min(timeit.repeat(f, number=n, repeat=3)) / n * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=1024)
+    ap.add_argument("--iterations", type=int, default=300, help="CFR+ iterations")
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    env = VectorTrucoEnv(args.games, players=2, target=30, flor=False, seed=0)
+    rng = np.random.default_rng(0)
+    o, _ = env.reset(seed=0)
+    state = {"o": o}
+
+    def env_step():
+        state["o"] = env.step(sample_legal(state["o"]["action_mask"], rng))[0]
+
+    base = ms(env_step)
+    print(f"vector env step, {args.games} games, random actions: {base:.2f} ms (the peer)")
+    t0 = time.perf_counter()
+    sol = solution_for(30, args.iterations)
+    t = time.perf_counter() - t0
+    print(f"solve (match to 30, {len(sol.game.scores)} score states, {args.iterations} "
+          f"iterations, with W): {t:.1f} s = {t * 1000 / base:,.0f} env steps; NashConv max "
+          f"{sol.nash_conv.max():.5f}, mean {sol.nash_conv.mean():.6f} (match win probability)")
+    skip = dead_pieces(env.rules, 2)
+    net = PolicyNet(env.observation_size, env.num_actions, (256, 128), skip=skip)
+    plain, solved = PolicyAgent(net, seed=0), PolicyAgent(net, seed=0, envido="solved")
+    solver, srng = EnvidoSolver(args.iterations), np.random.default_rng(1)
+    for steps in (0, 1, 4):
+        o, _ = env.reset(seed=steps)
+        for _ in range(steps):
+            o = env.step(sample_legal(o["action_mask"], rng))[0]
+        obs, mask = o["observation"].copy(), o["action_mask"].copy()
+        n_solved = int((solver.decide(obs, mask, srng)[0] >= 0).sum())
+        tp = ms(lambda: plain.act_batch(obs, mask))
+        ts = ms(lambda: solved.act_batch(obs, mask))
+        print(f"after {steps} random steps ({n_solved:4d} of {args.games} decisions solved): "
+              f"plain {tp:6.2f} ms, solved envido {ts:6.2f} ms = {ts / tp:4.2f}x the plain "
+              f"policy, {ts / base:4.2f}x an env step")
+
+
+if __name__ == "__main__":
+    main()
