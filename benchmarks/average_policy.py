@@ -12,21 +12,14 @@ Read the ratios: shared machines make the milliseconds noisy.
 from __future__ import annotations
 
 import argparse
-import timeit
 
 import numpy as np
 import torch
 
-from agents.base import sample_legal
 from agents.ppo_policy import AveragePolicyAgent, PolicyAgent, PolicyNet
-from truco_env import VectorTrucoEnv
 from truco_env.observe import dead_pieces
 
-
-def ms(f, n: int = 10) -> float:
-    """The best of three timings of ``n`` calls of ``f``, in milliseconds a call."""
-    f()
-    return min(timeit.repeat(f, number=n, repeat=3)) / n * 1000
+from _timing import env_step_peer, ms
 
 
 def main() -> None:
@@ -36,18 +29,10 @@ def main() -> None:
                     help="networks averaged (1: the plain policy)")
     args = ap.parse_args()
     torch.set_num_threads(1)
-    env = VectorTrucoEnv(args.games, players=2, target=30, flor=False, seed=0)
-    o, _ = env.reset(seed=0)
-    obs, mask = o["observation"].copy(), o["action_mask"].copy()
     rng = np.random.default_rng(0)
+    env, o, base = env_step_peer(args.games, rng)
+    obs, mask = o["observation"], o["action_mask"]
     skip = dead_pieces(env.rules, 2)
-    state = {"o": o}
-
-    def env_step():
-        state["o"] = env.step(sample_legal(state["o"]["action_mask"], rng))[0]
-
-    base = ms(env_step)
-    print(f"vector env step, {args.games} games, random actions: {base:.2f} ms (the peer)")
     nets = [PolicyNet(obs.shape[1], mask.shape[1], (256, 128), skip=skip) for _ in range(max(args.k))]
     plain = None
     for k in args.k:

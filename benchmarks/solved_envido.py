@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import time
-import timeit
 
 import numpy as np
 import torch
@@ -21,14 +20,9 @@ import torch
 from agents.base import sample_legal
 from agents.ppo_policy import PolicyAgent, PolicyNet
 from agents.solved_envido import EnvidoSolver, solution_for
-from truco_env import VectorTrucoEnv
 from truco_env.observe import dead_pieces
 
-
-def ms(f, n: int = 10) -> float:
-    """The best of three timings of ``n`` calls of ``f``, in milliseconds a call."""
-    f()
-    return min(timeit.repeat(f, number=n, repeat=3)) / n * 1000
+from _timing import env_step_peer, ms
 
 
 def main() -> None:
@@ -37,16 +31,8 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=300, help="CFR+ iterations")
     args = ap.parse_args()
     torch.set_num_threads(1)
-    env = VectorTrucoEnv(args.games, players=2, target=30, flor=False, seed=0)
     rng = np.random.default_rng(0)
-    o, _ = env.reset(seed=0)
-    state = {"o": o}
-
-    def env_step():
-        state["o"] = env.step(sample_legal(state["o"]["action_mask"], rng))[0]
-
-    base = ms(env_step)
-    print(f"vector env step, {args.games} games, random actions: {base:.2f} ms (the peer)")
+    env, _, base = env_step_peer(args.games, rng)
     t0 = time.perf_counter()
     sol = solution_for(30, args.iterations)
     t = time.perf_counter() - t0
