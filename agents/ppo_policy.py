@@ -176,10 +176,11 @@ def envido_solver(envido: str):
     """The :class:`agents.solved_envido.EnvidoSolver` of ``envido="solved"`` (``None`` for
     ``"learned"``): what a policy of a run trained with ``envido=solved`` plays its envido
     with, in training (the learner, its snapshots) and after (this module's agents)."""
-    if envido == "learned":
-        return None
+    if envido in ("learned", "anchored"):     # anchored: the network plays (trained toward
+        return None                           # the solution)
     if envido != "solved":
-        raise CheckpointError(f"unknown envido {envido!r}; expected 'learned' or 'solved'")
+        raise CheckpointError(f"unknown envido {envido!r}; expected 'learned', 'solved' or "
+                              f"'anchored'")
     from .solved_envido import EnvidoSolver
     return EnvidoSolver()
 

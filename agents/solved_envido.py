@@ -330,26 +330,23 @@ class EnvidoSolver:
     def __init__(self, iterations: int = 300):
         self.iterations = iterations
 
-    def decide(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
-               ) -> tuple[np.ndarray, np.ndarray]:
+    def _nodes(self, obs: np.ndarray, mask: np.ndarray):
+        """The rows at an envido decision, and per distinct node: ``(node, the rows' positions
+        in the batch, the solution's probabilities [rows, actions], the node's action ids)``."""
         obs = np.asarray(obs, dtype=np.float32)
-        mask = np.asarray(mask)
-        legal_mask = mask.astype(bool)
-        actions = np.full(len(obs), -1, dtype=np.int64)
-        defer = mask.copy()
+        legal_mask = np.asarray(mask).astype(bool)
         if not len(obs):
-            return actions, defer
+            return []
         off = Encoder(encoder_for_size(obs.shape[1])).offsets
         env = obs[:, off["envido"][0]:off["envido"][0] + 16]
         pending = env[:, 12] > 0.5
         opening = legal_mask[:, _ENVIDO_IDS].any(axis=1) & ~pending
         rows = np.flatnonzero(opening | pending)
         if not len(rows):
-            return actions, defer
+            return []
         o = obs[rows]
         self._check(o, legal_mask[rows], off)
-        match = off["match"][0]
-        target = int(round(float(o[0, match]) * 30))
+        target = int(round(float(o[0, off["match"][0]]) * 30))
         sol = solution_for(target, self.iterations)
         me_mano = o[:, off["seat_from_mano"][0]] > 0.5
         sc = off["score"][0]
@@ -361,8 +358,8 @@ class EnvidoSolver:
         kind = pending[rows].astype(np.int64)
         chain_idx = env[rows, :12].argmax(axis=1) * kind
         nidx = g.node_table[kind, np.where(me_mano, MANO, PIE), chain_idx]
-        u = rng.random(len(rows))
-        for n in np.unique(nidx):                       # one vectorised draw per node
+        out = []
+        for n in np.unique(nidx):
             part = np.flatnonzero(nidx == n)
             r = rows[part]
             ids = g.action_ids[n] if n >= 0 else np.zeros(0, np.int64)
@@ -371,13 +368,39 @@ class EnvidoSolver:
                 raise ValueError(f"solved envido: the solution's actions "
                                  f"{g.nodes[n].actions if n >= 0 else None} do not match the "
                                  f"legal actions {np.flatnonzero(legal_mask[r[0]]).tolist()}")
-            p = sol.rows(n, sm[part], sp[part], points[part])          # [n, A]
+            out.append((n, r, sol.rows(n, sm[part], sp[part], points[part]), ids))
+        return out
+
+    def decide(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
+               ) -> tuple[np.ndarray, np.ndarray]:
+        mask = np.asarray(mask)
+        actions = np.full(len(obs), -1, dtype=np.int64)
+        defer = mask.copy()
+        nodes = self._nodes(obs, mask)
+        if not nodes:
+            return actions, defer
+        u = rng.random(len(obs))
+        for _, r, p, ids in nodes:                      # one vectorised draw per node
             cum = np.cumsum(p, axis=1)
-            k = np.minimum((u[part, None] * cum[:, -1:] >= cum).sum(axis=1), len(ids) - 1)
+            k = np.minimum((u[r, None] * cum[:, -1:] >= cum).sum(axis=1), len(ids) - 1)
             chosen = ids[k]
             actions[r] = chosen
             defer[np.ix_(r[chosen < 0], _ENVIDO_IDS)] = 0
         return actions, defer
+
+    def targets(self, obs: np.ndarray, mask: np.ndarray, num_actions: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """The solution as a training target (train.py's ``envido=anchored``):
+        ``(probabilities [n, num_actions] of the envido calls and answers, the "pass" mass
+        [n])``: zero on rows that are no envido decision; an opening's pass is the mass of
+        every non-envido action together."""
+        target = np.zeros((len(obs), num_actions), np.float32)
+        pass_mass = np.zeros(len(obs), np.float32)
+        for _, r, p, ids in self._nodes(obs, mask):
+            explicit = ids >= 0
+            target[np.ix_(r, ids[explicit])] = p[:, explicit]
+            pass_mass[r] = p[:, ~explicit].sum(axis=1)
+        return target, pass_mass
 
     @staticmethod
     def _check(o: np.ndarray, m: np.ndarray, off: dict) -> None:

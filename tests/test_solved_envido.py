@@ -195,14 +195,23 @@ def _solved_config(**kw):
                         "hidden": [32], "winprob_reward": 0.0, "seed": 3, **kw})
 
 
+def _self_play_worker(cfg):
+    """A rollout worker of ``cfg`` in self-play with a fresh network, and its sync message."""
+    import torch
+    from training.pool import Pool
+    from training.worker import RolloutWorker
+    worker = RolloutWorker(cfg, cfg.num_envs)
+    torch.manual_seed(0)
+    worker.set_models(worker.make_net())
+    return worker, {"pool": Pool(cfg, {}, np.random.default_rng(0)).sync_message(set()),
+                    "exploiter_born": 0}
+
+
 def test_the_learner_never_trains_on_an_envido_decision(monkeypatch):
     """With envido=solved the solver takes every envido decision of the learner: no stored
     transition answers a pending envido or may call one (the stored mask is the one the
     network sampled from), and the solver did decide (so the test is not empty)."""
-    import torch
     from agents.solved_envido import EnvidoSolver
-    from training.pool import Pool
-    from training.worker import RolloutWorker
     from truco_env.observe import Encoder
 
     decided = []
@@ -215,11 +224,7 @@ def test_the_learner_never_trains_on_an_envido_decision(monkeypatch):
 
     monkeypatch.setattr(EnvidoSolver, "decide", spy)
     cfg = _solved_config(self_play_frac=1.0)
-    worker = RolloutWorker(cfg, cfg.num_envs)
-    torch.manual_seed(0)
-    worker.set_models(worker.make_net())
-    sync = {"pool": Pool(cfg, {}, np.random.default_rng(0)).sync_message(set()),
-            "exploiter_born": 0}
+    worker, sync = _self_play_worker(cfg)
     env_off = Encoder("compact").offsets["envido"][0]
     stored = 0
     for _ in range(3):
@@ -270,3 +275,40 @@ def test_envido_solved_is_checked_against_the_game():
         _solved_config(flor=True)
     with pytest.raises(ConfigError, match="envido"):
         _solved_config(envido="exact")
+
+
+def test_the_anchor_is_the_kl_from_the_solution_to_the_policy():
+    import torch
+    from training.ppo import anchor_divergence
+    A = 16
+    probs = torch.full((3, A), 1e-12)
+    target = torch.zeros((3, A))
+    pass_mass = torch.zeros(3)
+    q, nq, E, R = (ACTION_ID[a] for a in ("quiero", "no_quiero", "envido", "real_envido"))
+    probs[0, [q, nq]] = torch.tensor([0.5, 0.5])          # an answer: quiero / no quiero
+    target[0, [q, nq]] = torch.tensor([0.7, 0.3])
+    probs[1, [E, R, 0]] = torch.tensor([0.1, 0.1, 0.8])   # an opening: E, R, or a card
+    target[1, E], pass_mass[1] = 0.2, 0.8                 # the solution: E 0.2, pass 0.8
+    probs[2, 0] = 1.0                                     # no envido decision: no term
+    got = anchor_divergence(torch.log(probs / probs.sum(1, keepdim=True)), target, pass_mass)
+    want = ((0.7 * np.log(0.7 / 0.5) + 0.3 * np.log(0.3 / 0.5))
+            + (0.2 * np.log(0.2 / 0.1) + 0.8 * np.log(0.8 / 0.8))) / 2
+    assert abs(float(got) - want) < 1e-5
+
+
+def test_anchored_rollouts_carry_the_solution_as_a_target():
+    from truco_env.observe import Encoder
+
+    cfg = _solved_config(envido="anchored", self_play_frac=1.0)
+    worker, sync = _self_play_worker(cfg)
+    env_off = Encoder("compact").offsets["envido"][0]
+    data = worker.rollout(sync).batch.data
+    total = data["anchor"].sum(1) + data["anchor_pass"]
+    pending = data["obs"][:, env_off + 12] > 0.5
+    calls = data["mask"][:, [ACTION_ID[c] for c in ("envido", "real_envido", "falta_envido")]]
+    decision = pending | calls.any(1)
+    assert decision.sum() > 10 and np.allclose(total[decision], 1.0, atol=1e-5)
+    assert (total[~decision] == 0).all()
+    assert (data["anchor_pass"][pending] == 0).all()      # an answer has no "pass"
+    # the network, not the solver, took these decisions (they are its transitions)
+    assert (data["act"][pending] >= 0).all() and worker.solver is None

@@ -87,12 +87,16 @@ class Config:
                                    "shared (a value head on the policy's trunk)",
                      choices=("privileged", "shared"))
     critic_hidden: list = _f([256, 128], "hidden layer widths of the privileged critic")
-    envido: str = _f("learned", "the policy's envido decisions: learned (by the network), or "
+    envido: str = _f("learned", "the policy's envido decisions: learned (by the network); "
                                "solved (an equilibrium of the envido betting, "
                                "agents.solved_envido: the learner, its snapshots and the saved "
                                "policy take every envido decision from it and the network "
-                               "learns the rest; argentino 1v1 without flor)",
-                     choices=("learned", "solved"))
+                               "learns the rest); anchored (learned, with envido_coef times "
+                               "KL(solution || policy) on the envido decisions in the loss). "
+                               "solved and anchored: argentino 1v1 without flor",
+                     choices=("learned", "solved", "anchored"))
+    envido_coef: float = _f(0.3, "envido=anchored: weight of KL(solution || policy) on the "
+                                 "envido decisions (losses/envido_kl)")
     # --- PPO
     num_envs: int = _f(1024, "games stepped together")
     num_steps: int = _f(32, "environment steps per game per rollout")
@@ -277,7 +281,8 @@ def _check(cfg: Config) -> None:
                 "pool_weight", "heuristic_weight", "random_weight", "pfsp_power", "styles_weight",
                 "pool_recent", "exploit_budget", "score_reward", "keep_every",
                 "winprob_reward",
-                "opponent_weight", "exploiter_weight", "time_budget", "magnet_coef"):
+                "opponent_weight", "exploiter_weight", "time_budget", "magnet_coef",
+                "envido_coef"):
         if getattr(cfg, key) < 0:
             raise ConfigError(f"bad value {key}={getattr(cfg, key)!r}: expected >= 0")
     if cfg.keep_every % cfg.checkpoint_every:
@@ -331,9 +336,9 @@ def _check(cfg: Config) -> None:
     except ValueError as exc:
         raise ConfigError(f"bad game settings (rules/target/flor/pica_pica/senas): {exc}") \
             from None
-    if cfg.envido == "solved" and (cfg.players != 2 or rules.flor or rules.muestra
+    if cfg.envido != "learned" and (cfg.players != 2 or rules.flor or rules.muestra
                                    or rules.mode != "teams" or cfg.deck or cfg.calls):
-        raise ConfigError(f"bad value envido='solved': the solved envido is argentino 1v1 "
+        raise ConfigError(f"bad value envido={cfg.envido!r}: the solved envido is argentino 1v1 "
                           f"without flor (full deck, every call); this run has "
                           f"players={cfg.players}, rules={cfg.rules!r}, flor={rules.flor}")
     if cfg.players not in rules.players_allowed:

@@ -63,7 +63,7 @@ class Logger:
                "charts/learner_fraction",
                "charts/carried", "losses/value_loss", "losses/policy_loss", "losses/entropy",
                "losses/old_approx_kl", "losses/approx_kl", "losses/clipfrac", "losses/magnet_kl",
-               "losses/explained_variance")
+               "losses/envido_kl", "losses/explained_variance")
 
     def __init__(self, run_dir: Path, cfg: Config, eval_columns: list[str] = (),
                  resume_iteration: int | None = None, resume_step: int = 0):

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from truco_env.rules import ACTION_ID, ENVIDO_CALLS
+
 from .config import Config
 from .rollout import Batch
+
+#: The envido calls' action ids (an opening's "pass" is every other action).
+ENVIDO_IDS = [ACTION_ID[c] for c in ENVIDO_CALLS]
 
 
 def ppo_update(cfg: Config, model, crit, opt, prm, b: Batch, magnet=None) -> dict:
@@ -19,7 +24,11 @@ def ppo_update(cfg: Config, model, crit, opt, prm, b: Batch, magnet=None) -> dic
     KL(model || magnet) over each row's legal actions (the regularised self-play of magnetic
     mirror descent, Sokota et al. 2023, and R-NaD, Perolat et al. 2022: the policy moves by
     PPO's steps but is pulled toward a slowly refreshed copy of itself, which damps the cycles
-    of plain self-play); ``losses/magnet_kl`` reports it."""
+    of plain self-play); ``losses/magnet_kl`` reports it.
+
+    With ``envido=anchored`` the batch holds each transition's solved-envido target
+    (``anchor``, ``anchor_pass``: :meth:`agents.solved_envido.EnvidoSolver.targets`) and the loss
+    adds ``cfg.envido_coef`` times :func:`anchor_divergence` (``losses/envido_kl``)."""
     import torch
     import torch.nn as nn
     from truco_env.observe import COMPACT_SIZE
@@ -30,7 +39,7 @@ def ppo_update(cfg: Config, model, crit, opt, prm, b: Batch, magnet=None) -> dic
     T_adv = torch.from_numpy(b.adv).to(device)
     T_ret = torch.from_numpy(ret).to(device)
     clipfracs, approx_kl, old_approx_kl = [], torch.zeros(()), torch.zeros(())
-    pg_loss = v_loss = entropy_loss = magnet_kl = torch.zeros(())
+    pg_loss = v_loss = entropy_loss = magnet_kl = envido_kl = torch.zeros(())
     n_mb = max(1, round(B / cfg.minibatch_size))
     for epoch in range(cfg.update_epochs if B else 0):
         perm = torch.randperm(B, device=device)
@@ -65,6 +74,9 @@ def ppo_update(cfg: Config, model, crit, opt, prm, b: Batch, magnet=None) -> dic
             if magnet is not None:
                 magnet_kl = magnet_divergence(logprobs, magnet, obs, mask)
                 loss = loss + cfg.magnet_coef * magnet_kl
+            if "anchor" in T:
+                envido_kl = anchor_divergence(logprobs, T["anchor"][mb], T["anchor_pass"][mb])
+                loss = loss + cfg.envido_coef * envido_kl
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(prm, cfg.max_grad_norm)
@@ -74,6 +86,7 @@ def ppo_update(cfg: Config, model, crit, opt, prm, b: Batch, magnet=None) -> dic
     var_y = np.var(ret) if B else 0.0
     return {"losses/value_loss": v_loss.item(), "losses/policy_loss": pg_loss.item(),
             "losses/entropy": entropy_loss.item(), "losses/magnet_kl": magnet_kl.item(),
+            "losses/envido_kl": envido_kl.item(),
             "losses/old_approx_kl": old_approx_kl.item(),
             "losses/approx_kl": approx_kl.item(),
             "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
@@ -90,3 +103,23 @@ def magnet_divergence(logprobs, magnet, obs, mask):
         ref = torch.log_softmax(magnet(obs, mask)[0], 1)
     p = logprobs.exp()
     return (p * (logprobs - ref)).masked_fill(~mask, 0.0).sum(1).mean()
+
+
+def anchor_divergence(logprobs, target, pass_mass):
+    """Mean over the rows at an envido decision of KL(solution || policy): over the envido
+    calls and answers, plus an opening's "pass" (the policy's mass on every other action
+    against the solution's ``pass_mass``).  Rows without a target add nothing."""
+    import torch
+    p = logprobs.exp()
+    active = (target.sum(1) + pass_mass) > 0
+    if not bool(active.any()):
+        return torch.zeros((), device=logprobs.device)
+    explicit = target > 0
+    lp = logprobs.clamp_min(-30.0)
+    kl = (target * (torch.log(target.clamp_min(1e-12)) - lp)).masked_fill(~explicit, 0.0).sum(1)
+    # an opening's explicit actions are the three envido calls (all legal there)
+    p_pass = (1.0 - p[:, ENVIDO_IDS].sum(1)).clamp_min(1e-9)
+    has_pass = pass_mass > 0
+    kl = kl + torch.where(has_pass, pass_mass * (torch.log(pass_mass.clamp_min(1e-12))
+                                                 - torch.log(p_pass)), torch.zeros_like(kl))
+    return kl[active].mean()

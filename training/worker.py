@@ -123,6 +123,11 @@ class RolloutWorker:
         # envido=solved: the learner's envido decisions (agents.solved_envido), its own stream
         from agents.ppo_policy import envido_solver
         self.solver = envido_solver(cfg.envido)
+        #: envido=anchored: the solution as each stored transition's target (training.ppo)
+        self.anchor = None
+        if cfg.envido == "anchored":
+            from agents.solved_envido import EnvidoSolver
+            self.anchor = EnvidoSolver()
         self.envido_rng = np.random.default_rng([seed, 3])
         self.venv = make_env(cfg, num_envs, seed)
         self.obs, self.info = self.venv.reset()
@@ -134,8 +139,11 @@ class RolloutWorker:
         self.privileged = cfg.critic == "privileged"
         fields = {"obs": ((D,), np.float32), "mask": ((A,), np.bool_), "act": ((), np.int64),
                   "logp": ((), np.float32)}
-        self.buf = SeatBuffer(N, P, {**fields, "hid": ((HIDDEN_SIZE if self.privileged else 0,),
-                                                       np.float32)}, N * cfg.num_steps)
+        anchor = ({"anchor": ((A,), np.float32), "anchor_pass": ((), np.float32)}
+                  if cfg.envido == "anchored" else {})
+        self.buf = SeatBuffer(N, P, {**fields, **anchor,
+                                     "hid": ((HIDDEN_SIZE if self.privileged else 0,),
+                                             np.float32)}, N * cfg.num_steps)
         self.xbuf, self.x_born = None, 0
         if cfg.exploiter_weight > 0:
             self.xbuf = SeatBuffer(N, P, fields, N * cfg.num_steps)
@@ -255,7 +263,11 @@ class RolloutWorker:
                         value = critic(o_t[:, :COMPACT_SIZE],
                                        torch.from_numpy(hid).to(device)).cpu().numpy()
                 actions[L] = a
-                buf.add(L, actor[L], value, obs=o[L], mask=m_l, act=a, logp=logp, hid=hid)
+                extra = {}
+                if self.anchor is not None:
+                    extra["anchor"], extra["anchor_pass"] = self.anchor.targets(o[L], m_l, m.shape[1])
+                buf.add(L, actor[L], value, obs=o[L], mask=m_l, act=a, logp=logp, hid=hid,
+                        **extra)
             R = np.flatnonzero(~learner)
             if len(R):
                 by_type: dict[type, list] = {}   # one act_many per class of agent
