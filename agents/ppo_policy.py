@@ -23,6 +23,7 @@ import torch
 import torch.nn as nn
 
 from truco_env.observe import LAYOUT_VERSION, encoder_for_size, live_columns
+from truco_env.rules import ENVIDO_CALL_IDS
 
 from .base import Agent
 
@@ -289,10 +290,38 @@ class PolicyAgent(Agent):
         if obs.shape[1] != self.obs_size:
             raise ValueError(f"{self.name} reads {self.observation!r} observations of size "
                              f"{self.obs_size}; got {obs.shape[1]}")
-        probs, value = self.probs(torch.as_tensor(obs), torch.as_tensor(mask)[None])
-        p = probs[0].numpy()
+        _, value = self.probs(torch.as_tensor(obs), torch.as_tensor(mask)[None])
+        p = self.action_probs(obs, mask[None], sampled=True)[0]
         return {"probs": {int(a): float(p[a]) for a in np.flatnonzero(mask)},
                 "value": float(value[0]) if self.value_trained else None}
+
+    @torch.no_grad()
+    def action_probs(self, obs: np.ndarray, mask: np.ndarray, sampled: bool = False
+                     ) -> np.ndarray:
+        """The distribution :meth:`act_batch` draws from, ``[n, actions]`` (``greedy``: the
+        network's argmax, unless ``sampled``).  With the solved envido an envido decision's
+        row is the solution's: its calls and answers, and its "pass" mass spread by the network
+        over the other actions (what :meth:`act_batch` does).  Read by ``evaluate.py probe``
+        and the browser's advice."""
+        obs = np.asarray(obs, dtype=np.float32)
+        m = np.asarray(mask).astype(bool)
+
+        def net_probs(mk):
+            p = self.probs(torch.as_tensor(obs), torch.as_tensor(mk))[0].numpy()
+            if self.greedy and not sampled:
+                p = np.eye(p.shape[1], dtype=p.dtype)[p.argmax(axis=1)]
+            return p.astype(np.float64)
+
+        out = net_probs(m)
+        if self.envido_solver is not None:
+            target, pass_mass = self.envido_solver.targets(obs, m, m.shape[1])
+            rows = np.flatnonzero(target.sum(axis=1) + pass_mass > 0)
+            if len(rows):
+                deferred = m.copy()
+                deferred[:, list(ENVIDO_CALL_IDS)] = False
+                deferred[~deferred.any(axis=1), 0] = True   # rows the network never answers
+                out[rows] = target[rows] + pass_mass[rows, None] * net_probs(deferred)[rows]
+        return out
 
     def __repr__(self) -> str:
         return f"PolicyAgent({self.name!r}, greedy={self.greedy})"

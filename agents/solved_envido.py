@@ -47,7 +47,7 @@ import numpy as np
 from truco_env import core as C
 from truco_env.cards import NUM_CARDS
 from truco_env.observe import POINTS_SCALE, Encoder, encoder_for_size
-from truco_env.rules import ACTION_ID, ENVIDO_CALLS, RuleSet, get_rules
+from truco_env.rules import ACTION_ID, ENVIDO_CALL_IDS, ENVIDO_CALLS, RuleSet, get_rules
 
 from .base import Agent, load
 
@@ -311,7 +311,7 @@ def solution_for(target: int, iterations: int = 300, hands: int = 4096) -> Solut
                  iterations)
 
 
-_ENVIDO_IDS = np.array([ACTION_ID[c] for c in ENVIDO_CALLS])
+_ENVIDO_IDS = np.array(ENVIDO_CALL_IDS)
 
 
 class EnvidoSolver:

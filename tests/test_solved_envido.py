@@ -262,6 +262,18 @@ def test_snapshots_and_the_saved_policy_play_the_solved_envido(tmp_path):
     obs = env.observe("player_1")
     answers = [agent.act(obs) for _ in range(50)]
     assert answers == [ACTION_ID["quiero"]] * 50           # 33 points always call
+    # what evaluate.py probe and the browser's advice read is that distribution
+    p = agent.action_probs(obs["observation"][None], obs["action_mask"][None])[0]
+    assert abs(p.sum() - 1) < 1e-6 and p[ACTION_ID["quiero"]] > 0.95
+    assert agent.advice(obs)["probs"][ACTION_ID["quiero"]] == pytest.approx(p[ACTION_ID["quiero"]])
+    # an opening: the solution's calls, and its "pass" spread by the network over the rest
+    env = make(hands=[A33, B27], score=[1, 2], target=9, episode="match")
+    obs0 = env.observe("player_0")
+    p = agent.action_probs(obs0["observation"][None], obs0["action_mask"][None])[0]
+    calls = [ACTION_ID[c] for c in ("envido", "real_envido", "falta_envido")]
+    sol = solution_for(9, 300)
+    want = sol.probs(("open", MANO, ""), [1], [2], [33])[0]
+    assert np.allclose(p[calls], want[1:], atol=1e-6) and abs(p.sum() - 1) < 1e-6
     torch.manual_seed(0)
     learned = PolicyAgent(net, seed=0)
     assert learned.envido_solver is None

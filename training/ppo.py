@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from truco_env.rules import ACTION_ID, ENVIDO_CALLS
+from truco_env.rules import ENVIDO_CALL_IDS
 
 from .config import Config
 from .rollout import Batch
-
-#: The envido calls' action ids (an opening's "pass" is every other action).
-ENVIDO_IDS = [ACTION_ID[c] for c in ENVIDO_CALLS]
 
 
 def ppo_update(cfg: Config, model, crit, opt, prm, b: Batch, magnet=None) -> dict:
@@ -118,7 +115,7 @@ def anchor_divergence(logprobs, target, pass_mass):
     lp = logprobs.clamp_min(-30.0)
     kl = (target * (torch.log(target.clamp_min(1e-12)) - lp)).masked_fill(~explicit, 0.0).sum(1)
     # an opening's explicit actions are the three envido calls (all legal there)
-    p_pass = (1.0 - p[:, ENVIDO_IDS].sum(1)).clamp_min(1e-9)
+    p_pass = (1.0 - p[:, list(ENVIDO_CALL_IDS)].sum(1)).clamp_min(1e-9)
     has_pass = pass_mass > 0
     kl = kl + torch.where(has_pass, pass_mass * (torch.log(pass_mass.clamp_min(1e-12))
                                                  - torch.log(p_pass)), torch.zeros_like(kl))

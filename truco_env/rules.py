@@ -50,6 +50,8 @@ ENVIDO_CHAIN: tuple[tuple[str, int, int], ...] = (
     ("EERF", -1, 7),
 )
 ENVIDO_CALLS = ("envido", "real_envido", "falta_envido")  # letters E, R, F
+#: Their action ids.
+ENVIDO_CALL_IDS = tuple(ACTION_ID[c] for c in ENVIDO_CALLS)
 
 #: Truco ladder: index = level (0 no truco, 1 truco, 2 retruco, 3 vale cuatro);
 #: points of the hand once that level is accepted, and points to the caller if rejected.
