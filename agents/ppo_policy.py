@@ -404,7 +404,8 @@ class AveragePolicyAgent(PolicyAgent):
         nets = [net_from_checkpoint(load_checkpoint(f)) for f in chosen]
         nets.append(net_from_checkpoint(latest))
         agent = cls(nets, greedy=greedy, seed=seed, value_trained=shared,
-                    envido=checkpoint_envido(latest), name=f"checkpoint:{path},average={k}" + (f",last={last:g}"
+                    envido=checkpoint_envido(latest),
+                    name=f"checkpoint:{path},average={k}" + (f",last={last:g}"
                                                              if last != 0.5 else ""))
         agent.sources = chosen + [latest_file]
         return agent

@@ -265,7 +265,8 @@ class RolloutWorker:
                 actions[L] = a
                 extra = {}
                 if self.anchor is not None:
-                    extra["anchor"], extra["anchor_pass"] = self.anchor.targets(o[L], m_l, m.shape[1])
+                    extra["anchor"], extra["anchor_pass"] = self.anchor.targets(o[L], m_l,
+                                                                                m.shape[1])
                 buf.add(L, actor[L], value, obs=o[L], mask=m_l, act=a, logp=logp, hid=hid,
                         **extra)
             R = np.flatnonzero(~learner)
