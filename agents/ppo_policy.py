@@ -243,12 +243,7 @@ class PolicyAgent(Agent):
                              f"{self.obs_size}; got shape {obs.shape} (make the env with "
                              f"observation={self.observation!r})")
         if self.envido_solver is not None:
-            solved, mask = self.envido_solver.decide(obs, mask, self.rng)
-            rest = np.flatnonzero(solved < 0)
-            if len(rest) < len(obs):
-                if len(rest):
-                    solved[rest] = self.act_batch_net(obs[rest], mask[rest])
-                return solved
+            return self.envido_solver.act(obs, mask, self.rng, self.act_batch_net)
         return self.act_batch_net(obs, mask)
 
     @torch.no_grad()

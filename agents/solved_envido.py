@@ -69,15 +69,26 @@ class Node:
     children: tuple
 
 
+def unsolvable(rules: RuleSet, players: int = 2) -> str | None:
+    """Why the model below does not describe this game (``None`` when it does): the one rule
+    of where the solved envido applies, for :class:`EnvidoSubgame` and train.py's config."""
+    if players != 2 or rules.flor or rules.muestra or rules.mode != "teams" or rules.deck \
+            or rules.calls:
+        return (f"rules {rules.name!r} with players={players}, flor={rules.flor}, "
+                f"muestra={rules.muestra}, mode={rules.mode!r}, deck={rules.deck}, "
+                f"calls={rules.calls}; expected 1v1 envido without flor or muestra, the 40 "
+                f"cards and every call (argentino, flor=False)")
+    return None
+
+
 class EnvidoSubgame:
     """The model above for one ruleset (argentino-style envido, 1v1, no flor, no muestra) and
     one win-probability table ``W[a, b]`` (``a``, ``b`` below the target)."""
 
     def __init__(self, rules: RuleSet, W: np.ndarray):
-        if rules.flor or rules.muestra or rules.mode != "teams":
-            raise ValueError(f"solved envido: rules {rules.name!r} with flor={rules.flor}, "
-                             f"muestra={rules.muestra}, mode={rules.mode!r}; expected 1v1 "
-                             f"envido without flor or muestra (argentino, flor=False)")
+        why = unsolvable(rules)
+        if why:
+            raise ValueError(f"solved envido: {why}")
         T = rules.target
         W = np.asarray(W, dtype=np.float64)
         if W.shape != (T, T):
@@ -314,6 +325,13 @@ def solution_for(target: int, iterations: int = 300, hands: int = 4096) -> Solut
 _ENVIDO_IDS = np.array(ENVIDO_CALL_IDS)
 
 
+@lru_cache(maxsize=None)
+def _offsets(width: int) -> dict:
+    """The piece offsets of the encoder of observations ``width`` floats wide (cached: the
+    solver reads them every step of a rollout)."""
+    return Encoder(encoder_for_size(width)).offsets
+
+
 class EnvidoSolver:
     """The envido decisions of a batch from :func:`solution_for`, for any player over any of
     the encoders (compact, recall, infostate: the pieces read are at their offsets).
@@ -337,7 +355,7 @@ class EnvidoSolver:
         legal_mask = np.asarray(mask).astype(bool)
         if not len(obs):
             return []
-        off = Encoder(encoder_for_size(obs.shape[1])).offsets
+        off = _offsets(obs.shape[1])
         env = obs[:, off["envido"][0]:off["envido"][0] + 16]
         pending = env[:, 12] > 0.5
         opening = legal_mask[:, _ENVIDO_IDS].any(axis=1) & ~pending
@@ -388,6 +406,20 @@ class EnvidoSolver:
             defer[np.ix_(r[chosen < 0], _ENVIDO_IDS)] = 0
         return actions, defer
 
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
+            fallback) -> np.ndarray:
+        """A player's actions: :meth:`decide`'s, and ``fallback(obs_rows, mask_rows)`` (the
+        player's own ``act_batch``) for every other row, with the envido calls masked out on a
+        pass."""
+        obs = np.asarray(obs)
+        actions, defer = self.decide(obs, mask, rng)
+        rest = np.flatnonzero(actions < 0)
+        if len(rest) == len(obs):
+            return fallback(obs, defer)
+        if len(rest):
+            actions[rest] = fallback(obs[rest], defer[rest])
+        return actions
+
     def targets(self, obs: np.ndarray, mask: np.ndarray, num_actions: int
                 ) -> tuple[np.ndarray, np.ndarray]:
         """The solution as a training target (train.py's ``envido=anchored``):
@@ -435,11 +467,7 @@ class SolvedEnvidoAgent(Agent):
             self.base.reseed(None if seed is None else seed + 1)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        actions, defer = self.solver.decide(obs, mask, self.rng)
-        rest = np.flatnonzero(actions < 0)
-        if len(rest):
-            actions[rest] = self.base.act_batch(np.asarray(obs)[rest], defer[rest])
-        return actions
+        return self.solver.act(obs, mask, self.rng, self.base.act_batch)
 
 
 def _factory(args: str, seed: int | None) -> Agent:

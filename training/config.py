@@ -336,11 +336,12 @@ def _check(cfg: Config) -> None:
     except ValueError as exc:
         raise ConfigError(f"bad game settings (rules/target/flor/pica_pica/senas): {exc}") \
             from None
-    if cfg.envido != "learned" and (cfg.players != 2 or rules.flor or rules.muestra
-                                   or rules.mode != "teams" or cfg.deck or cfg.calls):
-        raise ConfigError(f"bad value envido={cfg.envido!r}: the solved envido is argentino 1v1 "
-                          f"without flor (full deck, every call); this run has "
-                          f"players={cfg.players}, rules={cfg.rules!r}, flor={rules.flor}")
+    if cfg.envido != "learned":
+        from agents.solved_envido import unsolvable
+        why = unsolvable(rules, cfg.players)
+        if why:
+            raise ConfigError(f"bad value envido={cfg.envido!r}: the solved envido does not "
+                              f"fit this game: {why}")
     if cfg.players not in rules.players_allowed:
         raise ConfigError(f"bad value players={cfg.players}: rules {cfg.rules!r} allow "
                           f"{list(rules.players_allowed)}")
