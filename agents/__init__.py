@@ -16,6 +16,7 @@ from .heuristic import HeuristicAgent, _heuristic_factory
 from .human import HumanAgent, _human_factory
 from .pretrained import _factory as _pretrained_factory
 from .solved_envido import _factory as _solved_envido_factory
+from .solved_envido import _robust_factory
 
 from .single_agent import SingleAgentEnv  # noqa: E402  (registers the Gymnasium id truco_env/Truco-v1)
 
@@ -23,6 +24,7 @@ register("heuristic", _heuristic_factory)
 register("human", _human_factory)
 register("pretrained", _pretrained_factory)
 register("solved_envido", _solved_envido_factory)
+register("robust_envido", _robust_factory)
 
 __all__ = ["SingleAgentEnv", "Agent", "RandomAgent", "HeuristicAgent", "HumanAgent", "load", "register",
            "known_specs", "parse_params", "sample_legal"]

@@ -174,16 +174,18 @@ def net_from_checkpoint(ckpt: dict, obs_size: int | None = None,
 
 # ---------------------------------------------------------------------------- the player
 def envido_solver(envido: str):
-    """The :class:`agents.solved_envido.EnvidoSolver` of ``envido="solved"`` (``None`` for
-    ``"learned"``): what a policy of a run trained with ``envido=solved`` plays its envido
-    with, in training (the learner, its snapshots) and after (this module's agents)."""
+    """The :class:`agents.solved_envido.EnvidoSolver` of ``envido="solved"`` (the
+    equilibrium) or ``"robust"`` (the data-biased response to the heuristic family's envido,
+    :func:`agents.solved_envido.robust_for` with its defaults); ``None`` for ``"learned"`` and
+    ``"anchored"``: what a policy of a run trained with ``envido=...`` plays its envido with,
+    in training (the learner, its snapshots) and after (this module's agents)."""
     if envido in ("learned", "anchored"):     # anchored: the network plays (trained toward
         return None                           # the solution)
-    if envido != "solved":
-        raise CheckpointError(f"unknown envido {envido!r}; expected 'learned', 'solved' or "
-                              f"'anchored'")
-    from .solved_envido import EnvidoSolver
-    return EnvidoSolver()
+    if envido not in ("solved", "robust"):
+        raise CheckpointError(f"unknown envido {envido!r}; expected 'learned', 'solved', "
+                              f"'robust' or 'anchored'")
+    from .solved_envido import ROBUST_DEFAULTS, EnvidoSolver
+    return EnvidoSolver(robust=dict(ROBUST_DEFAULTS) if envido == "robust" else None)
 
 
 def checkpoint_envido(ckpt: dict) -> str:
@@ -205,9 +207,9 @@ class PolicyAgent(Agent):
                  name: str = "checkpoint", value_trained: bool = True,
                  envido: str = "learned"):
         super().__init__(seed)
-        #: ``"solved"``: every envido decision is the solved envido's
+        #: ``"solved"`` / ``"robust"``: every envido decision is the solved envido's
         #: (:class:`agents.solved_envido.EnvidoSolver`), as in a run trained with
-        #: ``envido=solved``; the network takes the others.
+        #: ``envido=solved`` / ``robust``; the network takes the others.
         self.envido = envido
         self.envido_solver = envido_solver(envido)
         #: Whether the value head is the critic that was trained (not with critic=privileged).

@@ -49,7 +49,7 @@ from truco_env.cards import NUM_CARDS
 from truco_env.observe import POINTS_SCALE, Encoder, encoder_for_size
 from truco_env.rules import ACTION_ID, ENVIDO_CALL_IDS, ENVIDO_CALLS, RuleSet, get_rules
 
-from .base import Agent, load
+from .base import Agent, load, parse_params
 
 #: Roles: the mano and the pie.
 MANO, PIE = 0, 1
@@ -229,10 +229,14 @@ class Solution:
 
 
 def _walk(game: EnvidoSubgame, i, reach, sigma, regrets=None, avg=None, weight=0.0,
-          update: int = -1, br: int = -1):
+          update: int = -1, br: int = -1, mixed=None):
     """Counterfactual values ``(v_mano[S, K], v_pie[S, K])`` of the subtree at ``i`` with the
     two roles' reaches ``reach = (r_mano, r_pie)``; updates the regrets and average of the
-    nodes of role ``update``; ``br`` = a role that plays a best response (max per type)."""
+    nodes of role ``update``; ``br`` = a role that plays a best response (max per type).
+
+    ``mixed = (role, model, conf)``: at that role's nodes the player follows ``model[i]``
+    (``[A, S, K]``) with probability ``conf[i]`` (``[S, K]``) and plays ``sigma[i]`` (learned:
+    its regrets are those of ``sigma``'s share) otherwise: the data-biased opponent."""
     J, JG = game.joint, game.joint_mano_wins
     rm, rp = reach
     if not isinstance(i, int):                     # terminal
@@ -247,21 +251,26 @@ def _walk(game: EnvidoSubgame, i, reach, sigma, regrets=None, avg=None, weight=0
         return vm, vp
     node = game.nodes[i]
     a = node.actor
-    sig = sigma[i]
+    sig = play = sigma[i]
+    if mixed is not None and mixed[0] == a:
+        c = mixed[2][i][None]
+        play = c * mixed[1][i] + (1.0 - c) * sig
     vs = []
     for k, child in enumerate(node.children):
         r = [rm, rp]
         if br != a:
-            r[a] = r[a] * sig[k]
-        vs.append(_walk(game, child, tuple(r), sigma, regrets, avg, weight, update, br))
+            r[a] = r[a] * play[k]
+        vs.append(_walk(game, child, tuple(r), sigma, regrets, avg, weight, update, br,
+                        mixed))
     mine = np.stack([v[a] for v in vs])                    # [A, S, K]
     other = sum(v[1 - a] for v in vs)
     if br == a:
         own = mine.max(axis=0)
     else:
-        own = (sig * mine).sum(axis=0)
+        own = (play * mine).sum(axis=0)
     if update == a:
-        regrets[i] = np.maximum(regrets[i] + mine - own, 0.0)
+        base = own if play is sig else (sig * mine).sum(axis=0)
+        regrets[i] = np.maximum(regrets[i] + mine - base, 0.0)
         avg[i] += weight * reach[a] * sig
     out = [None, None]
     out[a], out[1 - a] = own, other
@@ -285,9 +294,9 @@ def nash_conv(game: EnvidoSubgame, strategy: list[np.ndarray]) -> np.ndarray:
     return (br_m.sum(axis=1) - value_mano) + (br_p.sum(axis=1) - (1.0 - value_mano))
 
 
-def solve(game: EnvidoSubgame, iterations: int = 1000) -> Solution:
+def _cfr(game: EnvidoSubgame, iterations: int, mixed=None) -> list[np.ndarray]:
     """CFR+ with alternating updates (the mano's regrets, then the pie's) on every score state
-    at once; the linearly weighted average strategy and its NashConv per state."""
+    at once: the linearly weighted average strategy per node, ``[A, S, K]``."""
     S, K = len(game.scores), game.K
     shapes = [(len(n.actions), S, K) for n in game.nodes]     # internal layout [A, S, K]
     regrets = [np.zeros(s) for s in shapes]
@@ -296,10 +305,145 @@ def solve(game: EnvidoSubgame, iterations: int = 1000) -> Solution:
     for t in range(1, iterations + 1):
         for role in (MANO, PIE):
             sigma = [_matching(r) for r in regrets]
-            _walk(game, 0, (ones, ones), sigma, regrets, avg, float(t), update=role)
-    strategy = [_matching(x) for x in avg]
+            _walk(game, 0, (ones, ones), sigma, regrets, avg, float(t), update=role,
+                  mixed=mixed)
+    return [_matching(x) for x in avg]
+
+
+def _solution(game: EnvidoSubgame, strategy: list[np.ndarray], iterations: int) -> Solution:
     return Solution(game, [np.ascontiguousarray(np.moveaxis(x, 0, 2)) for x in strategy],
                     nash_conv(game, strategy), iterations)
+
+
+def solve(game: EnvidoSubgame, iterations: int = 1000) -> Solution:
+    """CFR+ (:func:`_cfr`): the average strategy and its NashConv per score state."""
+    return _solution(game, _cfr(game, iterations), iterations)
+
+
+# ---------------------------------------------------------------------------------------------
+# Robust exploitation: a data-biased response to the heuristic family's envido
+#
+# The equilibrium takes nothing from a weak opponent's envido that it would not take from a
+# strong one's (docs/training.md, "Session 16"); a best response to a model of the weak one
+# is exploitable in turn.  Between the two lies the data-biased response (Johanson & Bowling
+# 2009, after the restricted Nash response of Johanson, Zinkevich & Bowling 2007): solve the
+# subgame against an opponent who, at each of his information sets, follows the observed
+# model with probability ``conf = p * n / (n + n0)`` (``n``: the observations of that
+# information set) and plays adversarially otherwise.  ``p = 0`` is the equilibrium; ``p = 1``
+# with many observations is the best response to the model.  What it costs is measured, not
+# assumed: the result's NashConv in the subgame.
+
+
+@dataclass
+class Observed:
+    """What players did at the subgame's decisions: ``counts[node][bucket, type, action]``,
+    the score states' buckets (``bucket[s]``: the falta's value by fives, the one score
+    feature the heuristic family's envido reads) and the number of decisions."""
+    counts: list[np.ndarray]
+    bucket: np.ndarray
+    decisions: int
+
+    def model(self, fallback: list[np.ndarray], p: float, n0: float
+              ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Per node, the observed strategy ``[A, S, K]`` (``fallback[node]`` where nothing was
+        observed) and the confidence ``[S, K]`` of the data-biased opponent."""
+        model, conf = [], []
+        for c, fb in zip(self.counts, fallback):
+            x = np.moveaxis(c[self.bucket], 2, 0)                  # [A, S, K]
+            tot = x.sum(axis=0)
+            model.append(np.where(tot > 0, x / np.maximum(tot, 1), fb))
+            conf.append(p * tot / (tot + n0))
+        return model, conf
+
+
+def observe(specs: tuple[str, ...], matches: int, target: int, seed: int = 0,
+            against: str = "solved_envido:heuristic", batch: int = 512) -> Observed:
+    """Play ``matches`` matches to ``target`` (argentino 1v1 without flor) of ``against``
+    (default: the equilibrium's envido, which opens and raises every chain, on the heuristic)
+    with each of ``specs`` in turn, both seatings, and count the envido decisions of the
+    ``specs`` players per node, score bucket, envido points and action."""
+    from truco_env.game import Matches
+    from truco_env.loop import play
+
+    g = subgame_for(target)
+    bucket = np.minimum(g.falta.max(axis=1), 30) // 5
+    counts = [np.zeros((int(bucket.max()) + 1, g.K, len(n.actions))) for n in g.nodes]
+    rules = get_rules("argentino", target=target, flor=False)
+    solver, enc = EnvidoSolver(), Encoder("compact")
+    players = [load(against, seed)] + [load(s, seed + 1 + k) for k, s in enumerate(specs)]
+    total = 0
+    for lo in range(0, matches, batch):
+        n = min(batch, matches - lo)
+        ids = lo + np.arange(n)
+        k = 1 + ids % len(specs)
+        first = (ids // len(specs)) % 2 == 0
+        seating = np.stack([np.where(first, 0, k), np.where(first, k, 0)], axis=1)
+        game = Matches(n, 2, rules, random_mano=True)
+        game.reset(seed=seed * 1_000_003 + lo)
+
+        def record(game, live, actions, mask, seating=seating):
+            nonlocal total
+            actor = game.S[live, C.ACTOR]
+            rows = live[seating[live, actor] > 0]
+            if not len(rows):
+                return
+            obs = enc.encode(game.S[rows], game.tables, game.S[rows, C.ACTOR])
+            located, _ = solver.locate(obs, mask[rows])
+            for node, r, s, t, act_ids in located:
+                a = actions[rows[r]]
+                hit = a[:, None] == act_ids[None, :]
+                kk = np.where(hit.any(axis=1), hit.argmax(axis=1), int(np.argmax(act_ids < 0)))
+                np.add.at(counts[node], (bucket[s], t, kk), 1)
+                total += len(r)
+
+        play(game, players, seating, on_decision=record)
+    return Observed(counts, bucket, total)
+
+
+def value_against(game: EnvidoSubgame, ours: list[np.ndarray], theirs: list[np.ndarray]
+                  ) -> np.ndarray:
+    """``[S]``: ``ours``' match win probability against ``theirs`` (strategies per node,
+    ``[A, S, K]``) as the mano plus as the pie; two equal strategies make 1."""
+    ones = np.ones((len(game.scores), game.K))
+    as_mano = [o if n.actor == MANO else t for o, t, n in zip(ours, theirs, game.nodes)]
+    as_pie = [t if n.actor == MANO else o for o, t, n in zip(ours, theirs, game.nodes)]
+    vm, _ = _walk(game, 0, (ones, ones), as_mano)
+    vp, _ = _walk(game, 0, (ones, ones), as_pie)
+    return vm.sum(axis=1) + 1.0 - vp.sum(axis=1)
+
+
+def robust_solve(game: EnvidoSubgame, model: list[np.ndarray], conf: list[np.ndarray],
+                 iterations: int = 300) -> Solution:
+    """The data-biased response: our mano's strategy from CFR+ against a pie that follows
+    ``model`` with probability ``conf`` (per node, :meth:`Observed.model`), our pie's against
+    such a mano; its NashConv is the exploitability of the combination."""
+    as_mano = _cfr(game, iterations, mixed=(PIE, model, conf))
+    as_pie = _cfr(game, iterations, mixed=(MANO, model, conf))
+    return _solution(game, [m if n.actor == MANO else q
+                            for m, q, n in zip(as_mano, as_pie, game.nodes)], iterations)
+
+
+#: The data-biased response's defaults: the largest confidence in the model, the
+#: observations that bring it half way, and the matches observed.
+ROBUST_DEFAULTS = {"p": 0.7, "n0": 20.0, "matches": 2000}
+
+
+@lru_cache(maxsize=None)
+def observed_for(target: int, matches: int) -> Observed:
+    """:func:`observe` of train.py's training opponents (:func:`agents.zoo.train_specs`:
+    the heuristic and its training styles; the held-out styles stay unseen), cached."""
+    from .zoo import train_specs
+    return observe(tuple(train_specs()), matches, target, seed=11)
+
+
+@lru_cache(maxsize=None)
+def robust_for(target: int, p: float = ROBUST_DEFAULTS["p"], n0: float = ROBUST_DEFAULTS["n0"],
+               matches: int = ROBUST_DEFAULTS["matches"], iterations: int = 300) -> Solution:
+    """The data-biased response to :func:`observed_for` (cached per process)."""
+    game = subgame_for(target)
+    eq = [np.moveaxis(x, 2, 0) for x in solution_for(target, iterations).strategy]
+    model, conf = observed_for(target, matches).model(eq, p, n0)
+    return robust_solve(game, model, conf, iterations)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -307,10 +451,10 @@ def solve(game: EnvidoSubgame, iterations: int = 1000) -> Solution:
 
 
 @lru_cache(maxsize=None)
-def solution_for(target: int, iterations: int = 300, hands: int = 4096) -> Solution:
-    """The solved subgame of argentino 1v1 without flor to ``target`` (cached per process):
-    ``W`` from ``hands`` heuristic hands (:func:`truco_env.winprob.played_win_table`, seed 17
-    as train.py's default run), then :func:`solve`."""
+def subgame_for(target: int, hands: int = 4096) -> EnvidoSubgame:
+    """The subgame of argentino 1v1 without flor to ``target`` (cached per process): ``W``
+    from ``hands`` heuristic hands (:func:`truco_env.winprob.played_win_table`, seed 17 as
+    train.py's default run)."""
     from truco_env import VectorTrucoEnv
     from truco_env.winprob import played_win_table
 
@@ -318,8 +462,13 @@ def solution_for(target: int, iterations: int = 300, hands: int = 4096) -> Solut
     venv = VectorTrucoEnv(256, players=2, rules="argentino", target=target, flor=False,
                           episode="hand", check_actions=False, seed=17)
     W = played_win_table(venv, HeuristicAgent(seed=17), hands)
-    return solve(EnvidoSubgame(get_rules("argentino", target=target, flor=False), W),
-                 iterations)
+    return EnvidoSubgame(get_rules("argentino", target=target, flor=False), W)
+
+
+@lru_cache(maxsize=None)
+def solution_for(target: int, iterations: int = 300, hands: int = 4096) -> Solution:
+    """The solved subgame of :func:`subgame_for` (cached per process): :func:`solve`."""
+    return solve(subgame_for(target, hands), iterations)
 
 
 _ENVIDO_IDS = np.array(ENVIDO_CALL_IDS)
@@ -345,34 +494,48 @@ class EnvidoSolver:
     learner (:mod:`training.worker`) all call it.
     """
 
-    def __init__(self, iterations: int = 300):
+    def __init__(self, iterations: int = 300, robust: dict | None = None):
         self.iterations = iterations
+        #: ``None``: the equilibrium; else :func:`robust_for`'s keyword arguments (``p``,
+        #: ``n0``, ``matches``): the data-biased response to the heuristic family's envido.
+        self.robust = robust
 
-    def _nodes(self, obs: np.ndarray, mask: np.ndarray):
-        """The rows at an envido decision, and per distinct node: ``(node, the rows' positions
-        in the batch, the solution's probabilities [rows, actions], the node's action ids)``."""
+    def solution(self, target: int) -> Solution:
+        """The strategy played in matches to ``target``: :func:`solution_for`, or
+        :func:`robust_for` when the solver was built with ``robust`` settings."""
+        if self.robust is None:
+            return solution_for(target, self.iterations)
+        return robust_for(target, iterations=self.iterations, **self.robust)
+
+    def locate(self, obs: np.ndarray, mask: np.ndarray, target_of=None):
+        """The rows at an envido decision, per distinct node: ``(node, the rows' positions in
+        the batch, their score states s, their envido point types t, the node's action ids)``
+        (the subgame of the batch's target), and that subgame."""
         obs = np.asarray(obs, dtype=np.float32)
         legal_mask = np.asarray(mask).astype(bool)
         if not len(obs):
-            return []
+            return [], None
         off = _offsets(obs.shape[1])
         env = obs[:, off["envido"][0]:off["envido"][0] + 16]
         pending = env[:, 12] > 0.5
         opening = legal_mask[:, _ENVIDO_IDS].any(axis=1) & ~pending
         rows = np.flatnonzero(opening | pending)
         if not len(rows):
-            return []
+            return [], None
         o = obs[rows]
         self._check(o, legal_mask[rows], off)
         target = int(round(float(o[0, off["match"][0]]) * 30))
-        sol = solution_for(target, self.iterations)
+        g = subgame_for(target)
         me_mano = o[:, off["seat_from_mano"][0]] > 0.5
         sc = off["score"][0]
         mine = np.rint(o[:, sc] * target).astype(int)
         theirs = np.rint(o[:, sc + 1] * target).astype(int)
-        sm, sp = np.where(me_mano, mine, theirs), np.where(me_mano, theirs, mine)
+        s = np.where(me_mano, mine, theirs) * target + np.where(me_mano, theirs, mine)
         points = np.rint(o[:, off["my_envido"][0]] * POINTS_SCALE).astype(int)
-        g = sol.game
+        t = g.type_of[np.clip(points, 0, len(g.type_of) - 1)]
+        if np.any(t < 0) or np.any(points >= len(g.type_of)) or np.any(points < 0):
+            raise ValueError(f"solved envido: envido points {points.tolist()!r}; expected "
+                             f"values in {g.values.tolist()}")
         kind = pending[rows].astype(np.int64)
         chain_idx = env[rows, :12].argmax(axis=1) * kind
         nidx = g.node_table[kind, np.where(me_mano, MANO, PIE), chain_idx]
@@ -386,8 +549,17 @@ class EnvidoSolver:
                 raise ValueError(f"solved envido: the solution's actions "
                                  f"{g.nodes[n].actions if n >= 0 else None} do not match the "
                                  f"legal actions {np.flatnonzero(legal_mask[r[0]]).tolist()}")
-            out.append((n, r, sol.rows(n, sm[part], sp[part], points[part]), ids))
-        return out
+            out.append((n, r, s[part], t[part], ids))
+        return out, g
+
+    def _nodes(self, obs: np.ndarray, mask: np.ndarray):
+        """The rows at an envido decision, and per distinct node: ``(node, the rows' positions
+        in the batch, the solution's probabilities [rows, actions], the node's action ids)``."""
+        located, g = self.locate(obs, mask)
+        if not located:
+            return []
+        sol = self.solution(g.target)
+        return [(n, r, sol.strategy[n][s, t], ids) for n, r, s, t, ids in located]
 
     def decide(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
                ) -> tuple[np.ndarray, np.ndarray]:
@@ -452,14 +624,16 @@ class SolvedEnvidoAgent(Agent):
     out) and every answer.  Argentino 1v1 without flor only: another game is a named error at
     its first envido decision."""
 
-    def __init__(self, base: Agent, seed: int | None = None, iterations: int = 300):
+    def __init__(self, base: Agent, seed: int | None = None, iterations: int = 300,
+                 robust: dict | None = None):
         super().__init__(seed)
+        kind = "solved_envido" if robust is None else "robust_envido"
         if not base.batched:
-            raise ValueError(f"solved_envido: base agent {base.name!r} must answer batches "
+            raise ValueError(f"{kind}: base agent {base.name!r} must answer batches "
                              f"(act_batch)")
-        self.base, self.solver = base, EnvidoSolver(iterations)
+        self.base, self.solver = base, EnvidoSolver(iterations, robust)
         self.observation = base.observation
-        self.name = f"solved_envido({base.name})"
+        self.name = f"{kind}({base.name})"
 
     def reseed(self, seed: int | None) -> None:
         super().reseed(seed)
@@ -475,3 +649,35 @@ def _factory(args: str, seed: int | None) -> Agent:
         raise ValueError("agent spec 'solved_envido': expected a base agent, e.g. "
                          "'solved_envido:pretrained:default' or 'solved_envido:heuristic'")
     return SolvedEnvidoAgent(load(args.strip(), seed), seed)
+
+
+def _robust_params(text: str, spec: str) -> dict:
+    def unit(v: str) -> float:
+        x = float(v)
+        if not 0.0 <= x <= 1.0:
+            raise ValueError(f"expected a probability in [0, 1], got {x}")
+        return x
+
+    def positive(conv):
+        def f(v: str):
+            x = conv(v)
+            if x <= 0:
+                raise ValueError(f"expected a positive number, got {x}")
+            return x
+        return f
+
+    return {**ROBUST_DEFAULTS,
+            **parse_params(text, {"p": unit, "n0": positive(float), "matches": positive(int)},
+                           spec)}
+
+
+def _robust_factory(args: str, seed: int | None) -> Agent:
+    """``robust_envido:BASE`` or ``robust_envido:p=0.7,n0=20,matches=2000:BASE``."""
+    spec = f"robust_envido:{args}"
+    head, _, rest = args.partition(":")
+    params, base = ("", args) if "=" not in head else (head, rest)
+    if not base.strip():
+        raise ValueError(f"agent spec {spec!r}: expected a base agent, e.g. "
+                         f"'robust_envido:pretrained:default' or 'robust_envido:p=0.5:heuristic'")
+    return SolvedEnvidoAgent(load(base.strip(), seed), seed,
+                             robust=_robust_params(params, spec))

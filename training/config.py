@@ -92,9 +92,11 @@ class Config:
                                "agents.solved_envido: the learner, its snapshots and the saved "
                                "policy take every envido decision from it and the network "
                                "learns the rest); anchored (learned, with envido_coef times "
-                               "KL(solution || policy) on the envido decisions in the loss). "
-                               "solved and anchored: argentino 1v1 without flor",
-                     choices=("learned", "solved", "anchored"))
+                               "KL(solution || policy) on the envido decisions in the loss); "
+                               "robust (as solved, from the data-biased response to the "
+                               "training opponents' envido, agents.solved_envido.robust_for). "
+                               "All but learned: argentino 1v1 without flor",
+                     choices=("learned", "solved", "anchored", "robust"))
     envido_coef: float = _f(0.3, "envido=anchored: weight of KL(solution || policy) on the "
                                  "envido decisions (losses/envido_kl)")
     # --- PPO

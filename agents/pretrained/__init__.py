@@ -39,13 +39,27 @@ def info(name: str) -> dict:
     return dict(load_checkpoint(path_of(name))["game"])
 
 
-def export(run_dir: str | Path, name: str, out_dir: Path = HERE) -> Path:
-    """Write ``out_dir/NAME.pt`` from a run's checkpoint (weights only, float16)."""
-    from agents.ppo_policy import load_checkpoint, save_checkpoint
+def export(run_dir: str | Path, name: str, out_dir: Path = HERE, envido: str | None = None
+           ) -> Path:
+    """Write ``out_dir/NAME.pt`` from a run's checkpoint (weights only, float16).
+
+    ``envido`` replaces how the policy plays the envido (the run's ``envido`` key): a run of
+    the solved envido exported with ``"robust"`` plays the data-biased response instead
+    (:mod:`agents.solved_envido`); a network that never took an envido decision (a run of
+    ``solved`` or ``robust``) cannot be exported as ``learned``."""
+    from agents.ppo_policy import envido_solver, load_checkpoint, save_checkpoint
     ckpt = load_checkpoint(run_dir)
     cfg = ckpt["config"]
     game = {k: cfg[k] for k in ("players", "rules", "target", "flor", "observation")}
     game.update({k: cfg[k] for k in ("senas", "sena_tokens", "sena_catch", "envido") if k in cfg})
+    if envido is not None:
+        envido_solver(envido)                            # a named error for an unknown one
+        was = game.get("envido", "learned")
+        if envido_solver(was) is not None and envido_solver(envido) is None:
+            raise ValueError(f"envido={envido!r}: the run {str(run_dir)!r} was trained with "
+                             f"envido={was!r}, so its network never took an envido decision; "
+                             f"expected 'solved' or 'robust'")
+        game["envido"] = envido
     game.update(global_step=int(ckpt["global_step"]),
                 train_seconds=round(float(ckpt.get("elapsed", 0.0)), 1))
     out = Path(out_dir) / f"{name}.pt"
@@ -154,12 +168,14 @@ def main(argv: list[str] | None = None) -> int:
     ex = sub.add_parser("export", help="write a run's final policy as agents/pretrained/NAME.pt")
     ex.add_argument("run_dir")
     ex.add_argument("name")
+    ex.add_argument("--envido", choices=("learned", "anchored", "solved", "robust"),
+                    help="how the exported policy plays the envido (default: as its run)")
     mg = sub.add_parser("migrate", help="rewrite a shipped policy for this observation layout "
                                         "(zero weights on added inputs and actions)")
     mg.add_argument("name")
     args = ap.parse_args(argv)
     if args.cmd == "export":
-        print(f"wrote {export(args.run_dir, args.name)}")
+        print(f"wrote {export(args.run_dir, args.name, envido=args.envido)}")
     elif args.cmd == "migrate":
         try:
             print(f"wrote {migrate(args.name)}")
