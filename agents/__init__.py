@@ -5,7 +5,8 @@
 :class:`agents.heuristic.HeuristicAgent`), ``human``, ``checkpoint:PATH`` (a train.py run or checkpoint file),
 ``pretrained:NAME`` (a policy shipped with the package, :mod:`agents.pretrained`),
 ``solved_envido:BASE`` (BASE with its envido decisions from an exact equilibrium of the envido
-betting, :mod:`agents.solved_envido`).  See :mod:`agents.base` for the interface, and
+betting, :mod:`agents.solved_envido`), ``robust_envido:BASE`` (the same with a data-biased
+response to the training opponents' envido, ``robust_envido:p=1,n0=5:BASE``).  See :mod:`agents.base` for the interface, and
 :mod:`agents.zoo` for the styles that training draws and those held out for evaluation.
 
 Importing :mod:`agents` registers the Gymnasium id ``truco_env/Truco-v1`` (one seat learns, the

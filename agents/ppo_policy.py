@@ -175,17 +175,22 @@ def net_from_checkpoint(ckpt: dict, obs_size: int | None = None,
 # ---------------------------------------------------------------------------- the player
 def envido_solver(envido: str):
     """The :class:`agents.solved_envido.EnvidoSolver` of ``envido="solved"`` (the
-    equilibrium) or ``"robust"`` (the data-biased response to the heuristic family's envido,
-    :func:`agents.solved_envido.robust_for` with its defaults); ``None`` for ``"learned"`` and
-    ``"anchored"``: what a policy of a run trained with ``envido=...`` plays its envido with,
-    in training (the learner, its snapshots) and after (this module's agents)."""
+    equilibrium) or ``"robust"`` / ``"robust:p=1,n0=5,matches=2000"`` (the data-biased
+    response to the training opponents' envido, :func:`agents.solved_envido.robust_for`);
+    ``None`` for ``"learned"`` and ``"anchored"``: what a policy of a run trained with
+    ``envido=...`` plays its envido with, in training (the learner, its snapshots) and after
+    (this module's agents)."""
     if envido in ("learned", "anchored"):     # anchored: the network plays (trained toward
         return None                           # the solution)
-    if envido not in ("solved", "robust"):
+    from .solved_envido import EnvidoSolver, robust_settings
+    try:
+        robust = robust_settings(envido)
+    except ValueError as exc:
+        raise CheckpointError(str(exc)) from None
+    if envido != "solved" and robust is None:
         raise CheckpointError(f"unknown envido {envido!r}; expected 'learned', 'solved', "
-                              f"'robust' or 'anchored'")
-    from .solved_envido import ROBUST_DEFAULTS, EnvidoSolver
-    return EnvidoSolver(robust=dict(ROBUST_DEFAULTS) if envido == "robust" else None)
+                              f"'anchored' or 'robust' (or 'robust:p=1,n0=5,matches=2000')")
+    return EnvidoSolver(robust=robust)
 
 
 def checkpoint_envido(ckpt: dict) -> str:

@@ -29,7 +29,10 @@ score states at once (numpy arrays ``[scores, points, actions]``) and reports th
 strategy's NashConv per score state.  :class:`SolvedEnvidoAgent` (spec
 ``solved_envido:BASE``, e.g. ``solved_envido:pretrained:default``) answers every envido
 decision from the solution and leaves every other decision, and the "pass" of an opening, to
-``BASE`` (called with the envido calls masked out).
+``BASE`` (called with the envido calls masked out).  ``robust_envido:BASE`` plays the
+data-biased response to the training opponents' observed envido instead (:func:`robust_for`:
+exploits them, with its own exploitability in the subgame computed; docs/training.md,
+"Session 17").
 
 >>> import agents
 >>> bot = agents.load("solved_envido:heuristic", seed=0)
@@ -425,7 +428,7 @@ def robust_solve(game: EnvidoSubgame, model: list[np.ndarray], conf: list[np.nda
 
 #: The data-biased response's defaults: the largest confidence in the model, the
 #: observations that bring it half way, and the matches observed.
-ROBUST_DEFAULTS = {"p": 0.7, "n0": 20.0, "matches": 2000}
+ROBUST_DEFAULTS = {"p": 1.0, "n0": 20.0, "matches": 2000}
 
 
 @lru_cache(maxsize=None)
@@ -669,6 +672,23 @@ def _robust_params(text: str, spec: str) -> dict:
     return {**ROBUST_DEFAULTS,
             **parse_params(text, {"p": unit, "n0": positive(float), "matches": positive(int)},
                            spec)}
+
+
+def robust_settings(envido: str) -> dict | None:
+    """The data-biased response's settings named by a policy's ``envido`` string:
+    ``"robust"`` (:data:`ROBUST_DEFAULTS`) or ``"robust:p=1,n0=5,matches=2000"``; ``None``
+    for any other string.  A malformed setting is a named error."""
+    head, _, params = str(envido).partition(":")
+    if head != "robust":
+        return None
+    return _robust_params(params, f"envido={envido}")
+
+
+def robust_name(settings: dict) -> str:
+    """The ``envido`` string of ``settings``, every value spelled out (what a run records, so
+    that its policy plays the same envido whatever the defaults become)."""
+    return (f"robust:p={float(settings['p'])},n0={float(settings['n0'])},"
+            f"matches={int(settings['matches'])}")
 
 
 def _robust_factory(args: str, seed: int | None) -> Agent:

@@ -47,3 +47,13 @@ def test_unknown_names_and_other_layouts_are_named_errors(tmp_path):
     save_checkpoint(tmp_path / "old.pt", {**ckpt, "layout_version": LAYOUT_VERSION - 1})
     with pytest.raises(CheckpointError, match=f"layout version {LAYOUT_VERSION - 1}"):
         load_checkpoint(tmp_path / "old.pt")
+
+
+def test_the_robust_policy_records_its_envido():
+    """pretrained:robust plays the data-biased envido with the settings it trained with."""
+    from agents.solved_envido import robust_name, robust_settings
+    envido = pretrained.info("robust")["envido"]
+    settings = robust_settings(envido)
+    assert settings is not None and robust_name(settings) == envido
+    bot = agents.load("pretrained:robust", seed=0)
+    assert bot.envido == envido and bot.envido_solver.robust == settings

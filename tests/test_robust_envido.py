@@ -5,8 +5,8 @@ import pytest
 
 import agents
 from agents.solved_envido import (MANO, PIE, ROBUST_DEFAULTS, EnvidoSubgame, _cfr, _walk,
-                                  observe, robust_for, robust_solve, solve, subgame_for,
-                                  value_against)
+                                  observe, robust_for, robust_name, robust_solve, solve,
+                                  subgame_for, value_against)
 from truco_env import VectorTrucoEnv
 from truco_env.game import Matches
 from truco_env.loop import play
@@ -125,11 +125,24 @@ def test_envido_robust_is_a_policy_and_a_config_choice():
     from training.config import ConfigError, make_config
     solver = envido_solver("robust")
     assert solver.robust == ROBUST_DEFAULTS and envido_solver("solved").robust is None
+    assert envido_solver("robust:p=0.5,n0=3").robust == {**ROBUST_DEFAULTS, "p": 0.5, "n0": 3.0}
     with pytest.raises(CheckpointError, match="'robust'"):
         envido_solver("exact")
-    assert make_config({"envido": "robust", "flor": False}).envido == "robust"
-    with pytest.raises(ConfigError, match="envido='robust'"):
+    with pytest.raises(CheckpointError, match="unknown parameter 'x'"):
+        envido_solver("robust:x=1")
+    # a run records every setting, so its policy plays the same envido whatever the defaults
+    cfg = make_config({"envido": "robust", "flor": False})
+    assert cfg.envido == robust_name(ROBUST_DEFAULTS)
+    assert envido_solver(cfg.envido).robust == ROBUST_DEFAULTS
+    assert make_config({"envido": "robust:n0=7", "flor": False}).envido == robust_name(
+        {**ROBUST_DEFAULTS, "n0": 7})
+    assert make_config({"envido": cfg.envido, "flor": False}).envido == cfg.envido
+    with pytest.raises(ConfigError, match="envido='robust.*does not fit this game"):
         make_config({"envido": "robust", "flor": True})
+    with pytest.raises(ConfigError, match="bad value envido='robust:p=3'"):
+        make_config({"envido": "robust:p=3", "flor": False})
+    with pytest.raises(ConfigError, match="expected one of"):
+        make_config({"envido": "exact", "flor": False})
 
 
 def test_cfr_mixed_with_a_zero_model_keeps_its_shape(game9):
@@ -155,10 +168,10 @@ def test_export_replaces_the_envido_of_a_run(tmp_path):
                                             "config": {**game, "envido": was},
                                             "global_step": 1})
     out = export(tmp_path / "solved", "x", out_dir=tmp_path, envido="robust")
-    assert load_checkpoint(out)["game"]["envido"] == "robust"
+    assert load_checkpoint(out)["game"]["envido"] == robust_name(ROBUST_DEFAULTS)
     assert load_checkpoint(export(tmp_path / "solved", "y", out_dir=tmp_path))["game"][
         "envido"] == "solved"
     with pytest.raises(ValueError, match="never took an envido decision"):
         export(tmp_path / "solved", "z", out_dir=tmp_path, envido="learned")
-    out = export(tmp_path / "learned", "w", out_dir=tmp_path, envido="robust")
-    assert load_checkpoint(out)["game"]["envido"] == "robust"
+    out = export(tmp_path / "learned", "w", out_dir=tmp_path, envido="robust:p=0.5")
+    assert load_checkpoint(out)["game"]["envido"] == robust_name({**ROBUST_DEFAULTS, "p": 0.5})

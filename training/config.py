@@ -94,9 +94,9 @@ class Config:
                                "learns the rest); anchored (learned, with envido_coef times "
                                "KL(solution || policy) on the envido decisions in the loss); "
                                "robust (as solved, from the data-biased response to the "
-                               "training opponents' envido, agents.solved_envido.robust_for). "
-                               "All but learned: argentino 1v1 without flor",
-                     choices=("learned", "solved", "anchored", "robust"))
+                               "training opponents' envido, agents.solved_envido.robust_for; "
+                               "robust:p=1,n0=5,matches=2000 sets it, and the run records "
+                               "every setting). All but learned: argentino 1v1 without flor")
     envido_coef: float = _f(0.3, "envido=anchored: weight of KL(solution || policy) on the "
                                  "envido decisions (losses/envido_kl)")
     # --- PPO
@@ -339,7 +339,16 @@ def _check(cfg: Config) -> None:
         raise ConfigError(f"bad game settings (rules/target/flor/pica_pica/senas): {exc}") \
             from None
     if cfg.envido != "learned":
-        from agents.solved_envido import unsolvable
+        from agents.solved_envido import robust_name, robust_settings, unsolvable
+        try:
+            robust = robust_settings(cfg.envido)
+        except ValueError as exc:
+            raise ConfigError(f"bad value envido={cfg.envido!r}: {exc}") from None
+        if robust is not None:
+            cfg.envido = robust_name(robust)
+        elif cfg.envido not in ("solved", "anchored"):
+            raise ConfigError(f"bad value envido={cfg.envido!r}: expected one of ['learned', "
+                              f"'solved', 'anchored', 'robust'] (or 'robust:p=1,n0=5')")
         why = unsolvable(rules, cfg.players)
         if why:
             raise ConfigError(f"bad value envido={cfg.envido!r}: the solved envido does not "

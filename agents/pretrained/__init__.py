@@ -10,6 +10,7 @@ version differs from :data:`truco_env.observe.LAYOUT_VERSION` is refused with a 
 Export a run's policy (what the maintainers do after a training run)::
 
     python -m agents.pretrained export runs/default default
+    python -m agents.pretrained export runs/solved30 robust --envido robust   # another envido
 """
 from __future__ import annotations
 
@@ -53,7 +54,11 @@ def export(run_dir: str | Path, name: str, out_dir: Path = HERE, envido: str | N
     game = {k: cfg[k] for k in ("players", "rules", "target", "flor", "observation")}
     game.update({k: cfg[k] for k in ("senas", "sena_tokens", "sena_catch", "envido") if k in cfg})
     if envido is not None:
+        from agents.solved_envido import robust_name, robust_settings
         envido_solver(envido)                            # a named error for an unknown one
+        robust = robust_settings(envido)
+        if robust is not None:
+            envido = robust_name(robust)                 # recorded with every setting
         was = game.get("envido", "learned")
         if envido_solver(was) is not None and envido_solver(envido) is None:
             raise ValueError(f"envido={envido!r}: the run {str(run_dir)!r} was trained with "
@@ -168,8 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     ex = sub.add_parser("export", help="write a run's final policy as agents/pretrained/NAME.pt")
     ex.add_argument("run_dir")
     ex.add_argument("name")
-    ex.add_argument("--envido", choices=("learned", "anchored", "solved", "robust"),
-                    help="how the exported policy plays the envido (default: as its run)")
+    ex.add_argument("--envido", help="how the exported policy plays the envido: learned, "
+                    "solved, robust or robust:p=1,n0=5,matches=2000 (default: as its run)")
     mg = sub.add_parser("migrate", help="rewrite a shipped policy for this observation layout "
                                         "(zero weights on added inputs and actions)")
     mg.add_argument("name")
