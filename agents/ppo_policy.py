@@ -180,17 +180,14 @@ def envido_solver(envido: str):
     ``None`` for ``"learned"`` and ``"anchored"``: what a policy of a run trained with
     ``envido=...`` plays its envido with, in training (the learner, its snapshots) and after
     (this module's agents)."""
-    if envido in ("learned", "anchored"):     # anchored: the network plays (trained toward
-        return None                           # the solution)
-    from .solved_envido import EnvidoSolver, robust_settings
+    from .solved_envido import NETWORK_ENVIDO, EnvidoSolver, canonical_envido, robust_settings
     try:
-        robust = robust_settings(envido)
+        envido = canonical_envido(envido)
     except ValueError as exc:
         raise CheckpointError(str(exc)) from None
-    if envido != "solved" and robust is None:
-        raise CheckpointError(f"unknown envido {envido!r}; expected 'learned', 'solved', "
-                              f"'anchored' or 'robust' (or 'robust:p=1,n0=5,matches=2000')")
-    return EnvidoSolver(robust=robust)
+    if envido in NETWORK_ENVIDO:              # anchored: the network plays (trained toward
+        return None                           # the solution)
+    return EnvidoSolver(robust=robust_settings(envido))
 
 
 def checkpoint_envido(ckpt: dict) -> str:

@@ -684,6 +684,24 @@ def robust_settings(envido: str) -> dict | None:
     return _robust_params(params, f"envido={envido}")
 
 
+#: How a policy plays the envido: by its network (``learned``; ``anchored``: trained toward the
+#: equilibrium) or from a solution (``solved``: the equilibrium; ``robust[:settings]``).
+NETWORK_ENVIDO = ("learned", "anchored")
+
+
+def canonical_envido(envido: str) -> str:
+    """A policy's ``envido`` string checked and spelled out (``robust`` with every setting):
+    the one rule for train.py's config, checkpoints and pretrained files.  An unknown string
+    or setting is a ``ValueError`` naming it."""
+    if envido in NETWORK_ENVIDO or envido == "solved":
+        return envido
+    settings = robust_settings(envido)
+    if settings is None:
+        raise ValueError(f"unknown envido {envido!r}; expected 'learned', 'solved', 'anchored' "
+                         f"or 'robust' (or 'robust:p=1,n0=5,matches=2000')")
+    return robust_name(settings)
+
+
 def robust_name(settings: dict) -> str:
     """The ``envido`` string of ``settings``, every value spelled out (what a run records, so
     that its policy plays the same envido whatever the defaults become)."""

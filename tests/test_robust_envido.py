@@ -141,7 +141,7 @@ def test_envido_robust_is_a_policy_and_a_config_choice():
         make_config({"envido": "robust", "flor": True})
     with pytest.raises(ConfigError, match="bad value envido='robust:p=3'"):
         make_config({"envido": "robust:p=3", "flor": False})
-    with pytest.raises(ConfigError, match="expected one of"):
+    with pytest.raises(ConfigError, match="unknown envido .exact."):
         make_config({"envido": "exact", "flor": False})
 
 

@@ -339,16 +339,11 @@ def _check(cfg: Config) -> None:
         raise ConfigError(f"bad game settings (rules/target/flor/pica_pica/senas): {exc}") \
             from None
     if cfg.envido != "learned":
-        from agents.solved_envido import robust_name, robust_settings, unsolvable
+        from agents.solved_envido import canonical_envido, unsolvable
         try:
-            robust = robust_settings(cfg.envido)
+            cfg.envido = canonical_envido(cfg.envido)    # the run records every setting
         except ValueError as exc:
             raise ConfigError(f"bad value envido={cfg.envido!r}: {exc}") from None
-        if robust is not None:
-            cfg.envido = robust_name(robust)
-        elif cfg.envido not in ("solved", "anchored"):
-            raise ConfigError(f"bad value envido={cfg.envido!r}: expected one of ['learned', "
-                              f"'solved', 'anchored', 'robust'] (or 'robust:p=1,n0=5')")
         why = unsolvable(rules, cfg.players)
         if why:
             raise ConfigError(f"bad value envido={cfg.envido!r}: the solved envido does not "

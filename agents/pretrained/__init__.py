@@ -48,19 +48,16 @@ def export(run_dir: str | Path, name: str, out_dir: Path = HERE, envido: str | N
     the solved envido exported with ``"robust"`` plays the data-biased response instead
     (:mod:`agents.solved_envido`); a network that never took an envido decision (a run of
     ``solved`` or ``robust``) cannot be exported as ``learned``."""
-    from agents.ppo_policy import envido_solver, load_checkpoint, save_checkpoint
+    from agents.ppo_policy import load_checkpoint, save_checkpoint
     ckpt = load_checkpoint(run_dir)
     cfg = ckpt["config"]
     game = {k: cfg[k] for k in ("players", "rules", "target", "flor", "observation")}
     game.update({k: cfg[k] for k in ("senas", "sena_tokens", "sena_catch", "envido") if k in cfg})
     if envido is not None:
-        from agents.solved_envido import robust_name, robust_settings
-        envido_solver(envido)                            # a named error for an unknown one
-        robust = robust_settings(envido)
-        if robust is not None:
-            envido = robust_name(robust)                 # recorded with every setting
+        from agents.solved_envido import NETWORK_ENVIDO, canonical_envido
+        envido = canonical_envido(envido)                # named error; every setting recorded
         was = game.get("envido", "learned")
-        if envido_solver(was) is not None and envido_solver(envido) is None:
+        if was not in NETWORK_ENVIDO and envido in NETWORK_ENVIDO:
             raise ValueError(f"envido={envido!r}: the run {str(run_dir)!r} was trained with "
                              f"envido={was!r}, so its network never took an envido decision; "
                              f"expected 'solved' or 'robust'")
