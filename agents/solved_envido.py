@@ -510,7 +510,7 @@ class EnvidoSolver:
             return solution_for(target, self.iterations)
         return robust_for(target, iterations=self.iterations, **self.robust)
 
-    def locate(self, obs: np.ndarray, mask: np.ndarray, target_of=None):
+    def locate(self, obs: np.ndarray, mask: np.ndarray):
         """The rows at an envido decision, per distinct node: ``(node, the rows' positions in
         the batch, their score states s, their envido point types t, the node's action ids)``
         (the subgame of the batch's target), and that subgame."""

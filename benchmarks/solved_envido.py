@@ -1,7 +1,8 @@
 """What the solved envido (:mod:`agents.solved_envido`, train.py's ``envido=solved``) costs:
 solving (CFR+ on every score state of a match to 30, once per process) against the time of a
 vector env step, the robust envido's extra work (``envido=robust``: observing the training
-opponents' envido, then two solves against the data-biased opponent), and a policy's ``act_batch`` with the solved envido against the plain policy's,
+opponents' envido, then two solves against the data-biased opponent), and a policy's
+``act_batch`` with the solved envido against the plain policy's,
 in the same process, one torch thread, the default config's network.  The batches are real
 decisions: ``--games`` games after ``--steps`` random steps from the deal (the first steps hold
 the envido decisions; later ones hold none, so the mix matters).
@@ -20,8 +21,7 @@ import torch
 
 from agents.base import sample_legal
 from agents.ppo_policy import PolicyAgent, PolicyNet
-from agents.solved_envido import (ROBUST_DEFAULTS, EnvidoSolver, observed_for, robust_for,
-                                  solution_for)
+from agents.solved_envido import ROBUST_DEFAULTS, EnvidoSolver, observed_for, solution_for
 from truco_env.observe import dead_pieces
 
 from _timing import env_step_peer, ms
@@ -45,7 +45,7 @@ def main() -> None:
     observed = observed_for(30, ROBUST_DEFAULTS["matches"])
     t_obs = time.perf_counter() - t0
     t0 = time.perf_counter()
-    rob = robust_for(30, iterations=args.iterations)
+    rob = EnvidoSolver(args.iterations, robust=dict(ROBUST_DEFAULTS)).solution(30)  # as agents
     t_rob = time.perf_counter() - t0
     print(f"robust envido ({ROBUST_DEFAULTS}): observe {observed.decisions:,} decisions "
           f"{t_obs:.1f} s, solve {t_rob:.1f} s; together {(t_obs + t_rob) / t:.1f}x the "
