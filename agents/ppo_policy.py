@@ -176,18 +176,20 @@ def net_from_checkpoint(ckpt: dict, obs_size: int | None = None,
 def envido_solver(envido: str):
     """The :class:`agents.solved_envido.EnvidoSolver` of ``envido="solved"`` (the
     equilibrium) or ``"robust"`` / ``"robust:p=1,n0=5,matches=2000"`` (the data-biased
-    response to the training opponents' envido, :func:`agents.solved_envido.robust_for`);
+    response to the training opponents' envido, :func:`agents.solved_envido.robust_for`) or
+    ``"adaptive[:settings]"`` (one per opponent class, :func:`agents.solved_envido.adaptive_for`);
     ``None`` for ``"learned"`` and ``"anchored"``: what a policy of a run trained with
     ``envido=...`` plays its envido with, in training (the learner, its snapshots) and after
     (this module's agents)."""
-    from .solved_envido import NETWORK_ENVIDO, EnvidoSolver, canonical_envido, robust_settings
+    from .solved_envido import (NETWORK_ENVIDO, EnvidoSolver, adaptive_settings,
+                                canonical_envido, robust_settings)
     try:
         envido = canonical_envido(envido)
     except ValueError as exc:
         raise CheckpointError(str(exc)) from None
     if envido in NETWORK_ENVIDO:              # anchored: the network plays (trained toward
         return None                           # the solution)
-    return EnvidoSolver(robust=robust_settings(envido))
+    return EnvidoSolver(robust=robust_settings(envido), adaptive=adaptive_settings(envido))
 
 
 def checkpoint_envido(ckpt: dict) -> str:

@@ -1,7 +1,8 @@
 """What the solved envido (:mod:`agents.solved_envido`, train.py's ``envido=solved``) costs:
 solving (CFR+ on every score state of a match to 30, once per process) against the time of a
 vector env step, the robust envido's extra work (``envido=robust``: observing the training
-opponents' envido, then two solves against the data-biased opponent), and a policy's
+opponents' envido, then two solves against the data-biased opponent), the adaptive envido's
+on top of it (``envido=adaptive``: the response to a random player), and a policy's
 ``act_batch`` with the solved envido against the plain policy's,
 in the same process, one torch thread, the default config's network.  The batches are real
 decisions: ``--games`` games after ``--steps`` random steps from the deal (the first steps hold
@@ -21,7 +22,8 @@ import torch
 
 from agents.base import sample_legal
 from agents.ppo_policy import PolicyAgent, PolicyNet
-from agents.solved_envido import ROBUST_DEFAULTS, EnvidoSolver, observed_for, solution_for
+from agents.solved_envido import (ADAPTIVE_DEFAULTS, ROBUST_DEFAULTS, EnvidoSolver, observed_for,
+                                  solution_for)
 from truco_env.observe import dead_pieces
 
 from _timing import env_step_peer, ms
@@ -51,6 +53,13 @@ def main() -> None:
           f"{t_obs:.1f} s, solve {t_rob:.1f} s; together {(t_obs + t_rob) / t:.1f}x the "
           f"equilibrium's solve; NashConv mean {rob.nash_conv.mean():.4f}, max "
           f"{rob.nash_conv.max():.4f}")
+    t0 = time.perf_counter()
+    adaptive = EnvidoSolver(args.iterations, adaptive=dict(ADAPTIVE_DEFAULTS)).solutions(30)
+    t_ad = time.perf_counter() - t0
+    print(f"adaptive envido ({ADAPTIVE_DEFAULTS}): the random player's response (observe, "
+          f"edge table, two solves) {t_ad:.1f} s on top of the robust one = {t_ad / t:.1f}x the "
+          f"equilibrium's solve; its NashConv (in the edge table's game) mean "
+          f"{adaptive[-1].nash_conv.mean():.4f}")
     skip = dead_pieces(env.rules, 2)
     net = PolicyNet(env.observation_size, env.num_actions, (256, 128), skip=skip)
     plain, solved = PolicyAgent(net, seed=0), PolicyAgent(net, seed=0, envido="solved")

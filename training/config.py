@@ -96,7 +96,10 @@ class Config:
                                "robust (as solved, from the data-biased response to the "
                                "training opponents' envido, agents.solved_envido.robust_for; "
                                "robust:p=1,n0=5,matches=2000 sets it, and the run records "
-                               "every setting). All but learned: argentino 1v1 without flor")
+                               "every setting); adaptive (robust, and against an opponent "
+                               "read as random from his mazos a response of its own, "
+                               "agents.solved_envido.adaptive_for; adaptive:mazo=0.2 sets "
+                               "it). All but learned: argentino 1v1 without flor")
     envido_coef: float = _f(0.3, "envido=anchored: weight of KL(solution || policy) on the "
                                  "envido decisions (losses/envido_kl)")
     # --- PPO

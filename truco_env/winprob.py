@@ -40,13 +40,17 @@ def win_probability_table(target: int, q: np.ndarray) -> np.ndarray:
     return W[:target, :target]
 
 
-def hand_points_distribution(points: np.ndarray, max_points: int = 8) -> np.ndarray:
-    """Joint distribution ``q[x, y]`` from hand results ``points[n, 2]`` (symmetrised, clipped)."""
+def hand_points_distribution(points: np.ndarray, max_points: int = 8,
+                             symmetric: bool = True) -> np.ndarray:
+    """Joint distribution ``q[x, y]`` from hand results ``points[n, 2]`` (clipped; symmetrised
+    unless ``symmetric=False``: then ``x`` is the first column's side, e.g. a stronger
+    player's)."""
     p = np.clip(np.asarray(points, dtype=np.int64), 0, max_points)
     p = p[p.sum(axis=1) > 0]
     q = np.zeros((max_points + 1, max_points + 1))
     np.add.at(q, (p[:, 0], p[:, 1]), 1.0)
-    np.add.at(q, (p[:, 1], p[:, 0]), 1.0)
+    if symmetric:
+        np.add.at(q, (p[:, 1], p[:, 0]), 1.0)
     return q / q.sum()
 
 
