@@ -7,8 +7,8 @@ alone, many decisions at once with :meth:`Agent.act_batch` (what a trainer uses 
 
 >>> import agents
 >>> bot = agents.load("heuristic:bluff=0.2", seed=1)
->>> sorted(agents.known_specs())[:3]
-['checkpoint', 'heuristic', 'human']
+>>> {'checkpoint', 'heuristic', 'random'} <= set(agents.known_specs())
+True
 """
 from __future__ import annotations
 

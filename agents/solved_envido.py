@@ -425,7 +425,7 @@ def robust_solve(game: EnvidoSubgame, model: list[np.ndarray], conf: list[np.nda
 
     ``pie_game``: where our pie's strategy is solved, when the two seats' payoffs differ
     (an opponent weaker than us in the truco: ``game`` has our win table as the mano's,
-    ``pie_game`` its mirror, :func:`adaptive_for`)."""
+    ``pie_game`` its mirror, :func:`random_response_for`)."""
     as_mano = _cfr(game, iterations, mixed=(PIE, model, conf))
     as_pie = _cfr(pie_game or game, iterations, mixed=(MANO, model, conf))
     return _solution(game, [m if n.actor == MANO else q
@@ -582,8 +582,9 @@ def _offsets(width: int) -> dict:
 
 
 class EnvidoSolver:
-    """The envido decisions of a batch from :func:`solution_for`, for any player over any of
-    the encoders (compact, recall, infostate: the pieces read are at their offsets).
+    """The envido decisions of a batch from :func:`solution_for` (or the robust or adaptive
+    response, :meth:`solutions`), for any player over any of the encoders (compact, recall,
+    infostate: the pieces read are at their offsets).
 
     :meth:`decide` answers the rows at an envido decision: an opening (a call, or "pass") or
     an answer to a pending chain (quiero, no quiero, a raise).  It returns the actions (``-1``
@@ -603,8 +604,9 @@ class EnvidoSolver:
         #: ``None``: the equilibrium; else :func:`robust_for`'s keyword arguments (``p``,
         #: ``n0``, ``matches``): the data-biased response to the heuristic family's envido.
         self.robust = robust
-        #: ``None``, or :func:`adaptive_for`'s keyword arguments: a data-biased response per
-        #: opponent class, the class read from each row's reads (:func:`opponent_class`).
+        #: ``None``, or the adaptive envido's settings (the keys of
+        #: :data:`ADAPTIVE_DEFAULTS`): a strategy per opponent class (:func:`adaptive_for`),
+        #: the class read from each row's reads (:func:`opponent_class`).
         self.adaptive = adaptive
 
     def solutions(self, target: int) -> tuple[Solution, ...]:

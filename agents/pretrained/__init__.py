@@ -171,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("run_dir")
     ex.add_argument("name")
     ex.add_argument("--envido", help="how the exported policy plays the envido: learned, "
-                    "solved, robust or robust:p=1,n0=5,matches=2000 (default: as its run)")
+                    "solved, robust (robust:p=1,n0=5,matches=2000) or adaptive "
+                    "(adaptive:mazo=0.2) (default: as its run)")
     mg = sub.add_parser("migrate", help="rewrite a shipped policy for this observation layout "
                                         "(zero weights on added inputs and actions)")
     mg.add_argument("name")
