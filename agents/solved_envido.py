@@ -51,7 +51,7 @@ import numpy as np
 
 from truco_env import core as C
 from truco_env.cards import NUM_CARDS
-from truco_env.observe import POINTS_SCALE, Encoder, encoder_for_size
+from truco_env.observe import POINTS_SCALE, READ_SIZE, Encoder, encoder_for_size
 from truco_env.rules import ACTION_ID, ENVIDO_CALL_IDS, ENVIDO_CALLS, RuleSet, get_rules
 
 from .base import Agent, load, parse_params
@@ -487,7 +487,6 @@ def opponent_class(obs: np.ndarray, mazo: float) -> np.ndarray:
     """The class (index of :data:`OPPONENT_CLASSES`) of the opponent of each row of ``obs``
     (1v1 observations of any encoder), from his reads: ``random`` at ``mazo`` mazos a hand
     or more, else ``family``."""
-    from truco_env.observe import READ_SIZE
     obs = np.asarray(obs, dtype=np.float32)
     off = _offsets(obs.shape[1])["reads"][0] + READ_SIZE      # relative seat 1: the opponent
     return (obs[:, off + 4] >= mazo - 1e-6).astype(np.int64)
@@ -803,10 +802,6 @@ def _params(text: str, spec: str, defaults: dict) -> dict:
 
     kinds = {"p": unit, "n0": positive(float), "matches": positive(int), "mazo": unit}
     return {**defaults, **parse_params(text, {k: kinds[k] for k in defaults}, spec)}
-
-
-def _robust_params(text: str, spec: str) -> dict:
-    return _params(text, spec, ROBUST_DEFAULTS)
 
 
 #: The envido strings that name settings, and their defaults.
