@@ -55,6 +55,7 @@ from truco_env.observe import POINTS_SCALE, READ_SIZE, Encoder, encoder_for_size
 from truco_env.rules import ACTION_ID, ENVIDO_CALL_IDS, ENVIDO_CALLS, RuleSet, get_rules
 
 from .base import Agent, load, parse_params
+from .disk_cache import cached_arrays
 
 #: Roles: the mano and the pie.
 MANO, PIE = 0, 1
@@ -325,6 +326,25 @@ def solve(game: EnvidoSubgame, iterations: int = 1000) -> Solution:
     return _solution(game, _cfr(game, iterations), iterations)
 
 
+def _kept(name: str, key: dict, game: EnvidoSubgame, compute) -> Solution:
+    """``compute()`` (a :class:`Solution` over ``game``), kept on disk per machine and code
+    (:func:`agents.disk_cache.cached_arrays`): a solve costs seconds to a minute, a load
+    milliseconds.  A file whose arrays do not fit ``game`` is recomputed."""
+    iterations = key["iterations"]
+
+    def arrays() -> dict:
+        sol = compute()
+        return {"nash_conv": sol.nash_conv, **{f"node{i}": x for i, x in enumerate(sol.strategy)}}
+
+    a = cached_arrays(name, key, arrays)
+    shapes = [(len(game.scores), game.K, len(n.actions)) for n in game.nodes]
+    strategy = [a.get(f"node{i}") for i in range(len(game.nodes))]
+    if any(x is None or x.shape != sh for x, sh in zip(strategy, shapes)) \
+            or a["nash_conv"].shape != (len(game.scores),):
+        return compute()
+    return Solution(game, strategy, a["nash_conv"], iterations)
+
+
 # ---------------------------------------------------------------------------------------------
 # Robust exploitation: a data-biased response to the heuristic family's envido
 #
@@ -448,11 +468,17 @@ def observed_for(target: int, matches: int) -> Observed:
 @lru_cache(maxsize=None)
 def robust_for(target: int, p: float = ROBUST_DEFAULTS["p"], n0: float = ROBUST_DEFAULTS["n0"],
                matches: int = ROBUST_DEFAULTS["matches"], iterations: int = 300) -> Solution:
-    """The data-biased response to :func:`observed_for` (cached per process)."""
+    """The data-biased response to :func:`observed_for` (cached per process, and on disk:
+    :func:`_kept`)."""
     game = subgame_for(target)
-    eq = [np.moveaxis(x, 2, 0) for x in solution_for(target, iterations).strategy]
-    model, conf = observed_for(target, matches).model(eq, p, n0)
-    return robust_solve(game, model, conf, iterations)
+
+    def compute() -> Solution:
+        eq = [np.moveaxis(x, 2, 0) for x in solution_for(target, iterations).strategy]
+        model, conf = observed_for(target, matches).model(eq, p, n0)
+        return robust_solve(game, model, conf, iterations)
+
+    key = {"target": target, "p": p, "n0": n0, "matches": matches, "iterations": iterations}
+    return _kept("robust_envido", key, game, compute)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -528,13 +554,20 @@ def random_response_for(target: int, matches: int = ADAPTIVE_DEFAULTS["matches"]
                         iterations: int = 300) -> Solution:
     """The data-biased response to a uniformly random player's observed envido (``matches``
     matches, :func:`observe`), solved with our win table against him (:func:`edge_table`;
-    our pie's strategy in that table's mirror); cached per process."""
-    eq = [np.moveaxis(x, 2, 0) for x in solution_for(target, iterations).strategy]
+    our pie's strategy in that table's mirror); cached per process, and on disk
+    (:func:`_kept`)."""
     W = edge_table(target)
     rules = get_rules("argentino", target=target, flor=False)
-    ahead, behind = EnvidoSubgame(rules, W), EnvidoSubgame(rules, 1.0 - W.T)
-    model, conf = observe(("random",), matches, target, seed=13).model(eq, 1.0, 1.0)
-    return robust_solve(ahead, model, conf, iterations, pie_game=behind)
+    ahead = EnvidoSubgame(rules, W)
+
+    def compute() -> Solution:
+        eq = [np.moveaxis(x, 2, 0) for x in solution_for(target, iterations).strategy]
+        model, conf = observe(("random",), matches, target, seed=13).model(eq, 1.0, 1.0)
+        return robust_solve(ahead, model, conf, iterations,
+                            pie_game=EnvidoSubgame(rules, 1.0 - W.T))
+
+    key = {"target": target, "matches": matches, "iterations": iterations}
+    return _kept("random_response_envido", key, ahead, compute)
 
 
 def adaptive_for(target: int, settings: dict, iterations: int = 300) -> tuple[Solution, ...]:
@@ -553,21 +586,27 @@ def adaptive_for(target: int, settings: dict, iterations: int = 300) -> tuple[So
 def subgame_for(target: int, hands: int = 4096) -> EnvidoSubgame:
     """The subgame of argentino 1v1 without flor to ``target`` (cached per process): ``W``
     from ``hands`` heuristic hands (:func:`truco_env.winprob.played_win_table`, seed 17 as
-    train.py's default run)."""
+    train.py's default run; kept on disk, :mod:`agents.disk_cache`)."""
     from truco_env import VectorTrucoEnv
     from truco_env.winprob import played_win_table
 
     from .heuristic import HeuristicAgent
-    venv = VectorTrucoEnv(256, players=2, rules="argentino", target=target, flor=False,
-                          episode="hand", check_actions=False, seed=17)
-    W = played_win_table(venv, HeuristicAgent(seed=17), hands)
+    def compute() -> dict:
+        venv = VectorTrucoEnv(256, players=2, rules="argentino", target=target, flor=False,
+                              episode="hand", check_actions=False, seed=17)
+        return {"W": played_win_table(venv, HeuristicAgent(seed=17), hands)}
+
+    W = cached_arrays("envido_win_table", {"target": target, "hands": hands}, compute)["W"]
     return EnvidoSubgame(get_rules("argentino", target=target, flor=False), W)
 
 
 @lru_cache(maxsize=None)
 def solution_for(target: int, iterations: int = 300, hands: int = 4096) -> Solution:
-    """The solved subgame of :func:`subgame_for` (cached per process): :func:`solve`."""
-    return solve(subgame_for(target, hands), iterations)
+    """The solved subgame of :func:`subgame_for` (cached per process, and on disk per machine
+    and code: :mod:`agents.disk_cache`): :func:`solve`."""
+    game = subgame_for(target, hands)
+    return _kept("solved_envido", {"target": target, "iterations": iterations, "hands": hands},
+                 game, lambda: solve(game, iterations))
 
 
 _ENVIDO_IDS = np.array(ENVIDO_CALL_IDS)
