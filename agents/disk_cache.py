@@ -9,7 +9,7 @@ worker and every best-response run paid it again.  :func:`cached_arrays` keeps s
 * **Key**: the caller's name for the result, its arguments (JSON), and a digest of the source
   of the two packages that can change it (``truco_env`` and ``agents``, every ``.py`` file):
   any edit to the rules, the heuristic or the solver is a new key, never a stale result.
-* **Where**: ``$TRUCO_ENV_CACHE`` (a folder; ``off`` disables the cache), else
+* **Where**: ``$TRUCO_ENV_CACHE`` (a folder; ``off``, ``0`` or empty disables the cache), else
   ``$XDG_CACHE_HOME/truco_env``, else ``~/.cache/truco_env``.  Files are written atomically
   (a temporary file in the folder, then a rename), so concurrent processes at worst compute
   the same result twice; ``.npz`` is read without pickle.
