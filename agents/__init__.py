@@ -8,7 +8,8 @@
 betting, :mod:`agents.solved_envido`), ``robust_envido:BASE`` (the same with a data-biased
 response to the training opponents' envido, ``robust_envido:p=1,n0=5:BASE``),
 ``adaptive_envido:BASE`` (the robust response, and a response of its own against an opponent
-read as random from his mazos earlier in the match).  See :mod:`agents.base` for the interface, and
+read as random from his mazos earlier in the match), ``truco_answers:NAME:BASE`` (BASE with its
+answers to the truco from the shipped policy NAME's network, :mod:`agents.truco_answers`).  See :mod:`agents.base` for the interface, and
 :mod:`agents.zoo` for the styles that training draws and those held out for evaluation.
 
 Importing :mod:`agents` registers the Gymnasium id ``truco_env/Truco-v1`` (one seat learns, the
@@ -20,6 +21,7 @@ from .human import HumanAgent, _human_factory
 from .pretrained import _factory as _pretrained_factory
 from .solved_envido import _factory as _solved_envido_factory
 from .solved_envido import _adaptive_factory, _robust_factory
+from .truco_answers import _factory as _truco_answers_factory
 
 from .single_agent import SingleAgentEnv  # noqa: E402  (registers the Gymnasium id truco_env/Truco-v1)
 
@@ -29,6 +31,7 @@ register("pretrained", _pretrained_factory)
 register("solved_envido", _solved_envido_factory)
 register("robust_envido", _robust_factory)
 register("adaptive_envido", _adaptive_factory)
+register("truco_answers", _truco_answers_factory)
 
 __all__ = ["SingleAgentEnv", "Agent", "RandomAgent", "HeuristicAgent", "HumanAgent", "load", "register",
            "known_specs", "parse_params", "sample_legal"]

@@ -13,6 +13,7 @@ a file behind.
 """
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -192,6 +193,35 @@ def envido_solver(envido: str):
     return EnvidoSolver(robust=robust_settings(envido), adaptive=adaptive_settings(envido))
 
 
+@functools.lru_cache(maxsize=None)
+def _answerer_net(name: str) -> "PolicyNet":
+    from . import pretrained
+    from truco_env.observe import COMPACT_SIZE
+    ckpt = load_checkpoint(pretrained.path_of(name))
+    ckpt["model"] = {k: v.float() for k, v in ckpt["model"].items()}
+    net = net_from_checkpoint(ckpt)
+    if net.obs_size != COMPACT_SIZE:
+        raise CheckpointError(f"truco_answers={name!r}: pretrained:{name} reads "
+                              f"{encoder_for_size(net.obs_size)!r} observations; expected "
+                              f"'compact'")
+    return net.requires_grad_(False)
+
+
+def truco_answerer(name: str | None, seed: int | None = None) -> "PolicyAgent | None":
+    """The player whose network answers a policy's truco (:mod:`agents.truco_answers`):
+    ``pretrained:NAME``'s network (loaded once per process), sampling with its own stream;
+    ``None`` for ``None``.  An unknown name is a ``ValueError`` naming the shipped ones."""
+    if not name:
+        return None
+    return PolicyAgent(_answerer_net(name), seed=seed, name=f"pretrained:{name}")
+
+
+def checkpoint_truco_answers(ckpt: dict) -> str | None:
+    """Whose network answers the checkpoint's policy's truco: its run's ``truco_answers`` key
+    (``None``: its own)."""
+    return (ckpt.get("config") or {}).get("truco_answers")
+
+
 def checkpoint_envido(ckpt: dict) -> str:
     """How the checkpoint's policy plays the envido: its run's ``envido`` key (``"learned"``
     for runs before the key existed)."""
@@ -209,7 +239,7 @@ class PolicyAgent(Agent):
 
     def __init__(self, net: PolicyNet, greedy: bool = False, seed: int | None = None,
                  name: str = "checkpoint", value_trained: bool = True,
-                 envido: str = "learned"):
+                 envido: str = "learned", truco_answers: str | None = None):
         super().__init__(seed)
         #: ``"solved"`` / ``"robust"``: every envido decision is the solved envido's
         #: (:class:`agents.solved_envido.EnvidoSolver`), as in a run trained with
@@ -224,13 +254,30 @@ class PolicyAgent(Agent):
         self.obs_size = net.obs_size
         self.observation = encoder_for_size(net.obs_size)
         self.gen = torch.Generator()
+        #: ``pretrained:NAME``'s player that answers the opponent's truco songs
+        #: (:mod:`agents.truco_answers`), or ``None``: the network answers.
+        self.truco_answers, self.answerer = None, None
         self.reseed(seed)
+        if truco_answers:
+            self.set_truco_answers(truco_answers)
+
+    def set_truco_answers(self, name: str | None) -> None:
+        """Take the answers to the opponent's truco from ``pretrained:NAME``'s network
+        (``None``: from this policy's own)."""
+        self.truco_answers = name or None
+        seed = getattr(self, "seed", None)
+        self.answerer = truco_answerer(name, None if seed is None else seed + 2)
+        if self.answerer is not None:
+            self.answerer.greedy = self.greedy
 
     def reseed(self, seed: int | None) -> None:
         """Restart the policy's sampling stream (``None``: fresh entropy)."""
         super().reseed(seed)
+        self.seed = seed
         self.gen.manual_seed(seed if seed is not None
                              else int(np.random.SeedSequence().entropy % 2**63))
+        if getattr(self, "answerer", None) is not None:
+            self.answerer.reseed(None if seed is None else seed + 2)
 
     @classmethod
     def load(cls, path: str | os.PathLike, greedy: bool = False,
@@ -238,7 +285,8 @@ class PolicyAgent(Agent):
         ckpt = load_checkpoint(path)
         shared = (ckpt.get("config") or {}).get("critic", "shared") == "shared"
         return cls(net_from_checkpoint(ckpt), greedy=greedy, seed=seed, name=f"checkpoint:{path}",
-                   value_trained=shared, envido=checkpoint_envido(ckpt))
+                   value_trained=shared, envido=checkpoint_envido(ckpt),
+                   truco_answers=checkpoint_truco_answers(ckpt))
 
     @torch.no_grad()
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -249,8 +297,25 @@ class PolicyAgent(Agent):
                              f"{self.obs_size}; got shape {obs.shape} (make the env with "
                              f"observation={self.observation!r})")
         if self.envido_solver is not None:
-            return self.envido_solver.act(obs, mask, self.rng, self.act_batch_net)
-        return self.act_batch_net(obs, mask)
+            return self.envido_solver.act(obs, mask, self.rng, self.act_networks)
+        return self.act_networks(obs, mask)
+
+    def act_networks(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """:meth:`act_batch` without the solved envido: the network's actions, and the
+        answerer's at the answers to the opponent's truco where one is set."""
+        if self.answerer is None:
+            return self.act_batch_net(obs, mask)
+        from truco_env.observe import COMPACT_SIZE
+        from .truco_answers import truco_answering
+        mask = np.asarray(mask)
+        out = np.zeros(len(obs), np.int64)
+        ans = truco_answering(obs, mask)
+        if ans.any():
+            out[ans] = self.answerer.act_batch_net(
+                np.ascontiguousarray(obs[ans, :COMPACT_SIZE]), mask[ans])
+        if not ans.all():
+            out[~ans] = self.act_batch_net(obs[~ans], mask[~ans])
+        return out
 
     @torch.no_grad()
     def act_batch_net(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -309,6 +374,14 @@ class PolicyAgent(Agent):
 
         def net_probs(mk):
             p = self.probs(torch.as_tensor(obs), torch.as_tensor(mk))[0].numpy()
+            if self.answerer is not None:
+                from truco_env.observe import COMPACT_SIZE
+                from .truco_answers import truco_answering
+                ans = truco_answering(obs, mk)
+                if ans.any():
+                    p[ans] = self.answerer.probs(
+                        torch.as_tensor(np.ascontiguousarray(obs[ans, :COMPACT_SIZE])),
+                        torch.as_tensor(mk[ans]))[0].numpy()
             if self.greedy and not sampled:
                 p = np.eye(p.shape[1], dtype=p.dtype)[p.argmax(axis=1)]
             return p.astype(np.float64)

@@ -102,6 +102,12 @@ class Config:
                                "it). All but learned: argentino 1v1 without flor")
     envido_coef: float = _f(0.3, "envido=anchored: weight of KL(solution || policy) on the "
                                  "envido decisions (losses/envido_kl)")
+    truco_answers: Optional[str] = _f(None, "a shipped policy (agents/pretrained, e.g. robust) "
+                                            "whose network answers the opponent's truco, "
+                                            "retruco and vale cuatro for the learner, its "
+                                            "snapshots and the saved policy; the network "
+                                            "learns the rest (agents.truco_answers). Compact "
+                                            "argentino 1v1 without flor")
     # --- PPO
     num_envs: int = _f(1024, "games stepped together")
     num_steps: int = _f(32, "environment steps per game per rollout")
@@ -351,6 +357,18 @@ def _check(cfg: Config) -> None:
         if why:
             raise ConfigError(f"bad value envido={cfg.envido!r}: the solved envido does not "
                               f"fit this game: {why}")
+    if cfg.truco_answers is not None:
+        from agents import pretrained
+        if cfg.truco_answers not in pretrained.names():
+            raise ConfigError(f"bad value truco_answers={cfg.truco_answers!r}: expected a "
+                              f"shipped policy's name, one of {pretrained.names()}")
+        shipped = pretrained.info(cfg.truco_answers)
+        mine = (cfg.players, cfg.rules, bool(rules.flor))
+        theirs = (shipped["players"], shipped["rules"], bool(shipped["flor"]))
+        if mine != theirs:
+            raise ConfigError(f"bad value truco_answers={cfg.truco_answers!r}: "
+                              f"pretrained:{cfg.truco_answers} plays (players, rules, flor) = "
+                              f"{theirs}; this run {mine}")
     if cfg.players not in rules.players_allowed:
         raise ConfigError(f"bad value players={cfg.players}: rules {cfg.rules!r} allow "
                           f"{list(rules.players_allowed)}")

@@ -82,6 +82,8 @@ def agent_rng_state(agent) -> dict:
     out = {"rng": agent.rng.bit_generator.state}
     if hasattr(agent, "gen"):
         out["gen"] = agent.gen.get_state()
+    if getattr(agent, "answerer", None) is not None:       # truco_answers=NAME
+        out["answerer"] = agent_rng_state(agent.answerer)
     return out
 
 
@@ -89,6 +91,8 @@ def set_agent_rng_state(agent, state: dict) -> None:
     agent.rng.bit_generator.state = state["rng"]
     if "gen" in state:
         agent.gen.set_state(state["gen"])
+    if "answerer" in state and getattr(agent, "answerer", None) is not None:
+        set_agent_rng_state(agent.answerer, state["answerer"])
 
 
 class Pool:
@@ -131,7 +135,7 @@ class Pool:
         name = f"{prefix}_{self.count}"
         seed = int(self.rng.integers(2**31))
         self.recent.append(Opponent(name, PolicyAgent(snap, seed=seed, name=name,
-                                                      envido=self.envido_of(name)), "pool",
+                                                      **self.play_of(name)), "pool",
                                     seed=seed))
         recent = max(1, min(self.cfg.pool_recent, self.cfg.pool_size))
         while len(self.recent) > recent:
@@ -142,6 +146,13 @@ class Pool:
         (``cfg.envido``), a retired exploiter's (``exploiter_N``, never given the solved
         envido) by its network."""
         return self.cfg.envido if name.startswith("snapshot") else "learned"
+
+    def play_of(self, name: str) -> dict:
+        """How snapshot ``name`` plays what its network does not: ``envido``
+        (:meth:`envido_of`) and ``truco_answers`` (the learner's snapshots as the learner, a
+        retired exploiter's by its network)."""
+        return {"envido": self.envido_of(name),
+                "truco_answers": self.cfg.truco_answers if name.startswith("snapshot") else None}
 
     def _age(self, snap: Opponent) -> None:
         """Algorithm R over the snapshots that left the recent window."""
@@ -230,7 +241,7 @@ class Pool:
     def load_state(self, state: dict, make_net) -> None:
         def snap(s: dict) -> Opponent:
             o = snapshot_opponent(s["name"], s["model"], s.get("seed", 0), make_net,
-                                  envido=self.envido_of(s["name"]))
+                                  **self.play_of(s["name"]))
             o.wins, o.games = s["wins"], s["games"]
             set_agent_rng_state(o.agent, s["random"])
             return o
@@ -265,7 +276,7 @@ class Pool:
         for name, (weights, seed) in msg["new"].items():
             if name not in have:
                 have[name] = snapshot_opponent(name, weights, seed, make_net, seed_of(seed),
-                                               envido=self.envido_of(name))
+                                               **self.play_of(name))
         self.recent = [have[n] for n in msg["recent"]]
         self.hunting = msg["hunting"]
         self.reservoir = [have[n] for n in msg["reservoir"]]
@@ -274,7 +285,8 @@ class Pool:
 
 
 def snapshot_opponent(name: str, weights: dict, seed: int, make_net,
-                      agent_seed: int | None = None, envido: str = "learned") -> Opponent:
+                      agent_seed: int | None = None, envido: str = "learned",
+                      truco_answers: str | None = None) -> Opponent:
     """A snapshot from its weights: a frozen network in ``make_net()``'s shape, sampling with
     ``agent_seed`` (default ``seed``), playing the envido as ``envido`` says."""
     from agents.ppo_policy import PolicyAgent
@@ -282,7 +294,7 @@ def snapshot_opponent(name: str, weights: dict, seed: int, make_net,
     net.load_state_dict(weights)
     net.eval().requires_grad_(False)
     agent = PolicyAgent(net, seed=seed if agent_seed is None else agent_seed, name=name,
-                        envido=envido)
+                        envido=envido, truco_answers=truco_answers)
     return Opponent(name, agent, "pool", seed=seed)
 
 

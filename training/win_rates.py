@@ -53,7 +53,7 @@ def evaluate_all(net, opponents: dict, cfg: Config, games: int,
     from .pool import frozen_copy
 
     learner = PolicyAgent(frozen_copy(net), greedy=cfg.eval_greedy, seed=seed, name="learner",
-                          envido=cfg.envido)
+                          envido=cfg.envido, truco_answers=cfg.truco_answers)
     return {name: evaluate(learner, agent, cfg, games, seed) for name, agent in opponents.items()}
 
 

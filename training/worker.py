@@ -129,6 +129,9 @@ class RolloutWorker:
             from agents.solved_envido import EnvidoSolver
             self.anchor = EnvidoSolver()
         self.envido_rng = np.random.default_rng([seed, 3])
+        #: truco_answers=NAME: the shipped policy that answers the learner's truco
+        from agents.ppo_policy import truco_answerer
+        self.answerer = truco_answerer(cfg.truco_answers, seed + 4)
         self.venv = make_env(cfg, num_envs, seed)
         self.obs, self.info = self.venv.reset()
         N, P, D, A = num_envs, cfg.players, self.venv.observation_size, self.venv.num_actions
@@ -214,6 +217,7 @@ class RolloutWorker:
         exploiter does not train its predecessor's pending transitions) and optionally
         ``num_steps``, fewer steps than the config's (a hunt's shorter rollouts)."""
         import torch
+        from agents.truco_answers import truco_answering
         from truco_env.observe import COMPACT_SIZE
         if weights is not None:
             self.load_weights(weights)
@@ -254,6 +258,13 @@ class RolloutWorker:
                 L, m_l = L[keep], m_l[keep]
             else:
                 m_l = m[L]
+            if len(L) and self.answerer is not None:
+                # the answers to the opponent's truco: another policy's, a part of the game
+                ans = truco_answering(o[L], m_l)
+                if ans.any():
+                    actions[L[ans]] = self.answerer.act_batch_net(
+                        np.ascontiguousarray(o[L[ans], :COMPACT_SIZE]), m_l[ans])
+                    L, m_l = L[~ans], m_l[~ans]
             if len(L):
                 hid = venv.hidden()[L] if self.privileged else np.zeros((len(L), 0), np.float32)
                 o_t = torch.from_numpy(o[L]).to(device)
@@ -337,7 +348,9 @@ class RolloutWorker:
             "xbuffer": self.xbuf.state() if self.xbuf is not None else None}),
             "pool": self.pool.state(self.opponents), "x_born": self.x_born,
             "rng": self.rng.bit_generator.state, "gen": self.gen.get_state(),
-            "envido_rng": self.envido_rng.bit_generator.state}
+            "envido_rng": self.envido_rng.bit_generator.state,
+            "answerer_gen": (self.answerer.gen.get_state() if self.answerer is not None
+                             else None)}
 
     def load_state(self, state: dict) -> None:
         run = arrays(state["run"])
@@ -356,6 +369,8 @@ class RolloutWorker:
         self.gen.set_state(state["gen"])
         if "envido_rng" in state:       # checkpoints from before the envido key have none
             self.envido_rng.bit_generator.state = state["envido_rng"]
+        if self.answerer is not None and state.get("answerer_gen") is not None:
+            self.answerer.gen.set_state(state["answerer_gen"])
 
 
 class LocalBackend:

@@ -53,6 +53,8 @@ def export(run_dir: str | Path, name: str, out_dir: Path = HERE, envido: str | N
     cfg = ckpt["config"]
     game = {k: cfg[k] for k in ("players", "rules", "target", "flor", "observation")}
     game.update({k: cfg[k] for k in ("senas", "sena_tokens", "sena_catch", "envido") if k in cfg})
+    if cfg.get("truco_answers"):
+        game["truco_answers"] = cfg["truco_answers"]
     if envido is not None:
         from agents.solved_envido import NETWORK_ENVIDO, canonical_envido
         envido = canonical_envido(envido)                # named error; every setting recorded
@@ -159,7 +161,8 @@ def _factory(args: str, seed: int | None):
     ckpt["model"] = {k: v.float() for k, v in ckpt["model"].items()}
     return PolicyAgent(net_from_checkpoint(ckpt), greedy=greedy, seed=seed,
                        name=f"pretrained:{name}",
-                       envido=ckpt.get("game", {}).get("envido", "learned"))
+                       envido=ckpt.get("game", {}).get("envido", "learned"),
+                       truco_answers=ckpt.get("game", {}).get("truco_answers"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,55 @@
+"""Answers to the truco taken from another policy's network (issue 11, session 23).
+
+A policy played with ``truco_answers=NAME`` (``python train.py truco_answers=robust``, or the
+agent spec ``truco_answers:NAME:BASE``) takes every answer to a truco-family song of the
+opponent (quiero, no quiero, or the raise, to his truco, retruco or vale cuatro) from the
+network of the shipped policy ``pretrained:NAME``, and every other decision from its own
+network.  Its envido (learned or solved) decides first where the envido is still open at such
+an answer (the envido goes first); a pass leaves the answer to ``NAME``'s network with the
+envido calls masked out.  In training, those answers are part of the game for the learner, as
+the solved envido's decisions are: not its transitions.
+
+Why: a network trained against the heuristic family only learns the family's truco, which is
+honest, and so believes every truco and retruco; a best response bluffs it (docs/training.md,
+session 20: +1.13 points a hand).  A network trained with a share of self-play answers the
+truco honestly (its best responses lose points in the truco).  The composite keeps the family
+network's calls and card play and takes the self-play network's answers.  The answerer reads
+the compact observation (its first columns of any encoder's).  Meant for argentino 1v1
+without flor, the game the shipped ``robust`` policy was trained for.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from truco_env.observe import O_ENVIDO, O_TRUCO
+from truco_env.rules import ACTION_ID
+
+from .base import Agent, load
+
+_QUIERO = ACTION_ID["quiero"]
+
+
+def truco_answering(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``bool[N]``: the rows that answer the opponent's truco, retruco or vale cuatro (the
+    song pending is theirs and no envido is pending over it), from the compact columns."""
+    obs = np.asarray(obs)
+    pending = obs[:, O_TRUCO + 5:O_TRUCO + 8].max(axis=1) > 0.5      # truco .. vale cuatro
+    theirs = obs[:, O_TRUCO + 11] > 0.5
+    envido_pending = obs[:, O_ENVIDO + 12] > 0.5
+    return np.asarray(mask, bool)[:, _QUIERO] & pending & theirs & ~envido_pending
+
+
+def _factory(args: str, seed: int | None) -> Agent:
+    """``truco_answers:NAME:BASE``: ``BASE`` (a trained policy) with the answers to the truco
+    from ``pretrained:NAME``'s network."""
+    name, _, base = args.partition(":")
+    if not name.strip() or not base.strip():
+        raise ValueError(f"agent spec 'truco_answers:{args}': expected a shipped policy's name "
+                         f"and a trained base, e.g. 'truco_answers:robust:checkpoint:runs/x'")
+    agent = load(base.strip(), seed)
+    if not hasattr(agent, "set_truco_answers"):
+        raise ValueError(f"agent spec 'truco_answers:{args}': the base {agent.name!r} is not a "
+                         f"trained policy (checkpoint:PATH or pretrained:NAME)")
+    agent.set_truco_answers(name.strip())
+    agent.name = f"truco_answers:{name.strip()}:{agent.name}"
+    return agent
