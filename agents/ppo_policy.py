@@ -305,14 +305,10 @@ class PolicyAgent(Agent):
         answerer's at the answers to the opponent's truco where one is set."""
         if self.answerer is None:
             return self.act_batch_net(obs, mask)
-        from truco_env.observe import COMPACT_SIZE
-        from .truco_answers import truco_answering
+        from .truco_answers import answer_with
         mask = np.asarray(mask)
         out = np.zeros(len(obs), np.int64)
-        ans = truco_answering(obs, mask)
-        if ans.any():
-            out[ans] = self.answerer.act_batch_net(
-                np.ascontiguousarray(obs[ans, :COMPACT_SIZE]), mask[ans])
+        ans, out[ans] = answer_with(self.answerer, obs, mask)
         if not ans.all():
             out[~ans] = self.act_batch_net(obs[~ans], mask[~ans])
         return out

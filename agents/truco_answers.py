@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from truco_env.observe import O_ENVIDO, O_TRUCO
+from truco_env.observe import COMPACT_SIZE, O_ENVIDO, O_TRUCO
 from truco_env.rules import ACTION_ID
 
 from .base import Agent, load
@@ -37,6 +37,16 @@ def truco_answering(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     theirs = obs[:, O_TRUCO + 11] > 0.5
     envido_pending = obs[:, O_ENVIDO + 12] > 0.5
     return np.asarray(mask, bool)[:, _QUIERO] & pending & theirs & ~envido_pending
+
+
+def answer_with(answerer, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of :func:`truco_answering` and ``answerer``'s actions for them (its network
+    reads the compact columns): the one routing of the training worker and the player."""
+    mask = np.asarray(mask)
+    ans = truco_answering(obs, mask)
+    if not ans.any():
+        return ans, np.zeros(0, np.int64)
+    return ans, answerer.act_batch_net(np.ascontiguousarray(obs[ans, :COMPACT_SIZE]), mask[ans])
 
 
 def _factory(args: str, seed: int | None) -> Agent:

@@ -217,7 +217,7 @@ class RolloutWorker:
         exploiter does not train its predecessor's pending transitions) and optionally
         ``num_steps``, fewer steps than the config's (a hunt's shorter rollouts)."""
         import torch
-        from agents.truco_answers import truco_answering
+        from agents.truco_answers import answer_with
         from truco_env.observe import COMPACT_SIZE
         if weights is not None:
             self.load_weights(weights)
@@ -260,11 +260,8 @@ class RolloutWorker:
                 m_l = m[L]
             if len(L) and self.answerer is not None:
                 # the answers to the opponent's truco: another policy's, a part of the game
-                ans = truco_answering(o[L], m_l)
-                if ans.any():
-                    actions[L[ans]] = self.answerer.act_batch_net(
-                        np.ascontiguousarray(o[L[ans], :COMPACT_SIZE]), m_l[ans])
-                    L, m_l = L[~ans], m_l[~ans]
+                ans, actions[L[ans]] = answer_with(self.answerer, o[L], m_l)
+                L, m_l = L[~ans], m_l[~ans]
             if len(L):
                 hid = venv.hidden()[L] if self.privileged else np.zeros((len(L), 0), np.float32)
                 o_t = torch.from_numpy(o[L]).to(device)
