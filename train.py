@@ -383,7 +383,8 @@ def eval_opponents(pool: Pool, heldout: dict, past, seed: int) -> dict:
     opps = eval_agents({name: o.agent for name, o in pool.baselines.items()}, heldout)
     if past is not None:
         opps["past"] = PolicyAgent(past, seed=seed, name="past", envido=pool.cfg.envido,
-                                   truco_answers=pool.cfg.truco_answers)
+                                   truco_answers=pool.cfg.truco_answers,
+                                   truco_gate=pool.cfg.truco_gate)
     return opps
 
 

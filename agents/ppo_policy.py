@@ -222,6 +222,11 @@ def checkpoint_truco_answers(ckpt: dict) -> str | None:
     return (ckpt.get("config") or {}).get("truco_answers")
 
 
+def checkpoint_truco_gate(ckpt: dict) -> float | None:
+    """The checkpoint's policy's truco gate: its run's ``truco_gate`` key (``None``: none)."""
+    return (ckpt.get("config") or {}).get("truco_gate")
+
+
 def checkpoint_envido(ckpt: dict) -> str:
     """How the checkpoint's policy plays the envido: its run's ``envido`` key (``"learned"``
     for runs before the key existed)."""
@@ -239,7 +244,8 @@ class PolicyAgent(Agent):
 
     def __init__(self, net: PolicyNet, greedy: bool = False, seed: int | None = None,
                  name: str = "checkpoint", value_trained: bool = True,
-                 envido: str = "learned", truco_answers: str | None = None):
+                 envido: str = "learned", truco_answers: str | None = None,
+                 truco_gate: float | None = None):
         super().__init__(seed)
         #: ``"solved"`` / ``"robust"``: every envido decision is the solved envido's
         #: (:class:`agents.solved_envido.EnvidoSolver`), as in a run trained with
@@ -256,15 +262,23 @@ class PolicyAgent(Agent):
         self.gen = torch.Generator()
         #: ``pretrained:NAME``'s player that answers the opponent's truco songs
         #: (:mod:`agents.truco_answers`), or ``None``: the network answers.
-        self.truco_answers, self.answerer = None, None
+        self.truco_answers, self.answerer, self.truco_gate = None, None, None
         self.reseed(seed)
         if truco_answers:
-            self.set_truco_answers(truco_answers)
+            self.set_truco_answers(truco_answers, gate=truco_gate)
+        elif truco_gate is not None:
+            raise ValueError(f"truco_gate={truco_gate!r} needs an answerer (truco_answers=NAME)")
 
-    def set_truco_answers(self, name: str | None) -> None:
+    def set_truco_answers(self, name: str | None, gate: float | None = None) -> None:
         """Take the answers to the opponent's truco from ``pretrained:NAME``'s network
-        (``None``: from this policy's own)."""
+        (``None``: from this policy's own).  ``gate``: also hand it the decisions where this
+        policy's network sings a truco-family song on its own initiative while the opponents
+        folded to our songs less often than ``gate`` in this match
+        (:func:`agents.truco_answers.gated`)."""
+        if gate is not None and not name:
+            raise ValueError(f"gate={gate!r} needs an answerer (truco_answers=NAME)")
         self.truco_answers = name or None
+        self.truco_gate = gate
         seed = getattr(self, "seed", None)
         self.answerer = truco_answerer(name, None if seed is None else seed + 2)
         if self.answerer is not None:
@@ -286,7 +300,8 @@ class PolicyAgent(Agent):
         shared = (ckpt.get("config") or {}).get("critic", "shared") == "shared"
         return cls(net_from_checkpoint(ckpt), greedy=greedy, seed=seed, name=f"checkpoint:{path}",
                    value_trained=shared, envido=checkpoint_envido(ckpt),
-                   truco_answers=checkpoint_truco_answers(ckpt))
+                   truco_answers=checkpoint_truco_answers(ckpt),
+                   truco_gate=checkpoint_truco_gate(ckpt))
 
     @torch.no_grad()
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -311,6 +326,13 @@ class PolicyAgent(Agent):
         ans, out[ans] = answer_with(self.answerer, obs, mask)
         if not ans.all():
             out[~ans] = self.act_batch_net(obs[~ans], mask[~ans])
+        if self.truco_gate is not None:
+            from truco_env.observe import COMPACT_SIZE
+            from .truco_answers import gated
+            veto = gated(obs, mask, out, self.truco_gate)
+            if veto.any():
+                out[veto] = self.answerer.act_batch_net(
+                    np.ascontiguousarray(obs[veto, :COMPACT_SIZE]), mask[veto])
         return out
 
     @torch.no_grad()
@@ -378,6 +400,17 @@ class PolicyAgent(Agent):
                     p[ans] = self.answerer.probs(
                         torch.as_tensor(np.ascontiguousarray(obs[ans, :COMPACT_SIZE])),
                         torch.as_tensor(mk[ans]))[0].numpy()
+                if self.truco_gate is not None:    # the songs' mass goes to the answerer
+                    from .truco_answers import SONGS, fold_read
+                    rows = ~ans & (fold_read(obs) < self.truco_gate) & (p[:, SONGS].sum(1) > 0)
+                    if rows.any():
+                        sung = p[rows][:, SONGS].sum(axis=1, keepdims=True)
+                        pa = self.answerer.probs(
+                            torch.as_tensor(np.ascontiguousarray(obs[rows, :COMPACT_SIZE])),
+                            torch.as_tensor(mk[rows]))[0].numpy()
+                        own = p[rows].copy()
+                        own[:, SONGS] = 0.0
+                        p[rows] = own + sung * pa
             if self.greedy and not sampled:
                 p = np.eye(p.shape[1], dtype=p.dtype)[p.argmax(axis=1)]
             return p.astype(np.float64)
@@ -477,6 +510,9 @@ class AveragePolicyAgent(PolicyAgent):
                     envido=checkpoint_envido(latest),
                     name=f"checkpoint:{path},average={k}" + (f",last={last:g}"
                                                              if last != 0.5 else ""))
+        if checkpoint_truco_answers(latest):
+            agent.set_truco_answers(checkpoint_truco_answers(latest),
+                                    gate=checkpoint_truco_gate(latest))
         agent.sources = chosen + [latest_file]
         return agent
 

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from truco_env.observe import COMPACT_SIZE, O_ENVIDO, O_TRUCO
+from truco_env.observe import COMPACT_SIZE, O_ENVIDO, O_PLAYERS, O_TREADS, O_TRUCO
 from truco_env.rules import ACTION_ID
 
 from .base import Agent, load
 
 _QUIERO = ACTION_ID["quiero"]
+#: The truco-family songs: a call on one's own initiative, or a raise when answering.
+SONGS = np.array([ACTION_ID["truco"], ACTION_ID["retruco"], ACTION_ID["vale_cuatro"]])
 
 
 def truco_answering(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -49,17 +51,48 @@ def answer_with(answerer, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray
     return ans, answerer.act_batch_net(np.ascontiguousarray(obs[ans, :COMPACT_SIZE]), mask[ans])
 
 
+def fold_read(obs: np.ndarray) -> np.ndarray:
+    """``float[N]``: how often the other side folded to our truco-family songs earlier in the
+    match, ``(folds + 1) / (answers + 2)`` of the ``truco_reads`` piece (layout 7), averaged
+    over the opponents (the odd relative seats of a team game); 0.5 before any answer."""
+    obs = np.asarray(obs)
+    players = obs[:, O_PLAYERS:O_PLAYERS + 6].argmax(axis=1) + 1
+    rates = obs[:, O_TREADS:O_TREADS + 12].reshape(len(obs), 6, 2)[:, :, 0]
+    opp = (np.arange(6)[None, :] % 2 == 1) & (np.arange(6)[None, :] < players[:, None])
+    return (rates * opp).sum(axis=1) / np.maximum(opp.sum(axis=1), 1)
+
+
+def gated(obs: np.ndarray, mask: np.ndarray, actions: np.ndarray, gate: float) -> np.ndarray:
+    """``bool[N]``: the rows where ``actions`` sings truco, retruco or vale cuatro on its own
+    initiative (not answering the opponent's song) while the opponents' :func:`fold_read` is
+    under ``gate``: the calls a truco gate hands to the answerer's network."""
+    return (np.isin(actions, SONGS) & ~truco_answering(obs, mask)
+            & (fold_read(obs) < gate))
+
+
 def _factory(args: str, seed: int | None) -> Agent:
     """``truco_answers:NAME:BASE``: ``BASE`` (a trained policy) with the answers to the truco
     from ``pretrained:NAME``'s network."""
     name, _, base = args.partition(":")
+    name, _, opt = name.partition(",")
     if not name.strip() or not base.strip():
         raise ValueError(f"agent spec 'truco_answers:{args}': expected a shipped policy's name "
-                         f"and a trained base, e.g. 'truco_answers:robust:checkpoint:runs/x'")
+                         f"and a trained base, e.g. 'truco_answers:robust:checkpoint:runs/x' "
+                         f"or 'truco_answers:robust,gate=0.4:checkpoint:runs/x'")
+    gate = None
+    if opt.strip():
+        key, _, val = opt.partition("=")
+        try:
+            gate = float(val) if key.strip() == "gate" else None
+        except ValueError:
+            gate = None
+        if gate is None or not 0.0 <= gate <= 1.0:
+            raise ValueError(f"agent spec 'truco_answers:{args}': bad option {opt.strip()!r}; "
+                             f"expected gate=G with G a fold rate in [0, 1]")
     agent = load(base.strip(), seed)
     if not hasattr(agent, "set_truco_answers"):
         raise ValueError(f"agent spec 'truco_answers:{args}': the base {agent.name!r} is not a "
                          f"trained policy (checkpoint:PATH or pretrained:NAME)")
-    agent.set_truco_answers(name.strip())
-    agent.name = f"truco_answers:{name.strip()}:{agent.name}"
+    agent.set_truco_answers(name.strip(), gate=gate)
+    agent.name = f"truco_answers:{name.strip()}{'' if gate is None else f',gate={gate:g}'}:{agent.name}"
     return agent

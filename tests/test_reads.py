@@ -109,3 +109,71 @@ def test_reads_are_kept_across_hands():
     per_seat = S[:, C.READS + C.READ_MAZO:C.READS + C.READ_N * 2:C.READ_N]
     assert (per_seat == 1).all(), per_seat
     assert (S[:, C.HAND_NO] == 3).all()
+
+
+def truco_read(S, g, seat):
+    r = C.READS + C.READ_N * seat
+    return [int(S[g, r + C.READ_TRUCO_ANS]), int(S[g, r + C.READ_TRUCO_FOLD])]
+
+
+def test_truco_read_counts_answers_to_the_other_sides_truco_only():
+    """Layout 7's truco read: answers to the other side's truco-family songs and the folds
+    among them; an envido sung over a pending truco (the envido goes first) and the answers to
+    it are not truco answers."""
+    env = make(players=2, hands=[["7e", "6e", "4c"], ["1b", "5o", "4o"]], mano=0,
+               episode="match")
+    S = env.unwrapped.game.S
+    run(env, "0 truco", "1 envido", "0 quiero")           # envido over the truco: not answers
+    assert truco_read(S, 0, 0) == [0, 0] and truco_read(S, 0, 1) == [0, 0]
+    run(env, "1 retruco")                                  # seat 1 answers raising
+    assert truco_read(S, 0, 1) == [1, 0]
+    run(env, "0 quiero")                                   # seat 0 answers the retruco
+    assert truco_read(S, 0, 0) == [1, 0]
+    run(env, "0 7e", "1 1b", "1 5o")                       # seat 1 won the baza, leads
+    seat = int(S[0, C.ACTOR])
+    assert seat == 0
+    run(env, "0 vale_cuatro", "1 no_quiero")               # a fold: the hand ends
+    assert truco_read(S, 0, 1) == [2, 1] and truco_read(S, 0, 0) == [1, 0]
+    # The encoder: seat 0 sees seat 1 (relative seat 1) at [(1 + 1) / (2 + 2), 2 / hands].
+    obs = env.observe("player_0")["observation"]
+    piece = ENC.piece(obs, "truco_reads").reshape(-1, 2)
+    hands = int(S[0, C.HAND_NO])
+    assert piece[1].tolist() == pytest.approx([2 / 4, min(2 / hands, 1.0)])
+    assert piece[0].tolist() == pytest.approx([1 / 3, min(1 / hands, 1.0)])
+    assert (piece[2:] == 0).all()
+
+
+@pytest.mark.parametrize("players,flor", [(2, False), (4, True)])
+def test_truco_read_matches_the_decisions(players, flor):
+    """Random matches: the truco read equals a count, from each decision's observation
+    (``agents.truco_answers.truco_answering``, flor not in contest), of the answers to the
+    other side's truco songs and of the folds among them."""
+    from agents.truco_answers import truco_answering
+    from truco_env.observe import O_FLORS
+    game = Matches(48, players, get_rules("argentino", target=15, flor=flor))
+    game.reset(seed=5)
+    counts = np.zeros((48, C.P_MAX, 2), np.int64)
+    answer = {C.A_QUIERO, C.A_NO_QUIERO, C.A_TRUCO, C.A_RETRUCO, C.A_VALE4}
+    rng = np.random.default_rng(1)
+
+    class Random:
+        batched = True
+
+        def act_batch(self, obs, mask):
+            return (rng.random(mask.shape) + mask).argmax(axis=1)
+
+    def on_decision(g, rows, actions, mask):
+        S = g.S
+        got = S[rows, C.READS:C.READS + C.P_MAX * C.READ_N].reshape(len(rows), C.P_MAX, C.READ_N)
+        assert (got[:, :, C.READ_TRUCO_ANS:C.READ_TRUCO_FOLD + 1] == counts[rows]).all()
+        obs = ENC.encode(S[rows], g.tables, S[rows, C.ACTOR])
+        answering = truco_answering(obs, mask[rows]) & (obs[:, O_FLORS] > 0.5)
+        for i, row in enumerate(rows):
+            a = int(actions[row])
+            if answering[i] and a in answer:
+                seat = S[row, C.ACTOR]
+                counts[row, seat, 0] += 1
+                counts[row, seat, 1] += a == C.A_NO_QUIERO
+
+    play(game, [Random()], on_decision=on_decision)
+    assert counts[:, :, 0].sum() > 100 and 0 < counts[:, :, 1].sum() < counts[:, :, 0].sum()

@@ -413,3 +413,68 @@ def test_exploit_in_a_three_player_mode(tmp_path):
     assert data["best_response_net_points_per_hand"] is None
     report = (out / "report.md").read_text()
     assert "two copies of it" in report and "even share of 1/3" in report
+
+
+@pytest.mark.parametrize("version", [5, 6])
+def test_widen_inputs_carries_a_network_that_skips_pieces(version):
+    """A network that reads the live columns only (``PolicyNet(skip=...)``, what train.py
+    builds) keeps each old live column's weights; the added live pieces get zero columns."""
+    torch = pytest.importorskip("torch")
+    from agents.ppo_policy import PolicyNet, net_from_checkpoint
+    from agents.pretrained import widen_inputs
+    from truco_env.observe import ADDED_PIECES, Encoder, legacy_columns, live_columns
+    skip = ("muestra", "pica_pica", "senas")
+    added = [n for v, names in ADDED_PIECES.items() if v > version for n in names]
+    cols = legacy_columns("compact", version)          # the old layout's columns, in the new
+    new_live = live_columns("compact", skip)
+    old_live = new_live[np.isin(new_live, cols)]       # its live columns, in the new layout
+    torch.manual_seed(1)
+    old_net = torch.nn.Linear(len(old_live), 32)
+    ref = PolicyNet(Encoder("compact").size, len(truco_env.ACTIONS), (32, 16), skip=skip)
+    model = {k: v.clone() for k, v in ref.state_dict().items()}
+    model["trunk.0.weight"] = old_net.weight.detach().clone()
+    model["trunk.0.bias"] = old_net.bias.detach().clone()
+    ckpt = {"model": model, "obs_size": len(cols), "num_actions": len(truco_env.ACTIONS),
+            "hidden": [32, 16], "skip": list(skip), "layout_version": version,
+            "game": {"observation": "compact"}}
+    wide = widen_inputs(ckpt, "old")
+    net = net_from_checkpoint(wide)
+    w = net.trunk[0].weight.detach()
+    keep = np.isin(new_live, cols)
+    assert torch.equal(w[:, torch.as_tensor(keep)], old_net.weight.detach())
+    assert not w[:, torch.as_tensor(~keep)].any() and (~keep).sum() == sum(
+        Encoder("compact").offsets[n][1] for n in added if n not in skip)
+    obs, mask = _team_observations("compact", 50)
+    x = torch.as_tensor(obs)
+    with torch.no_grad():
+        torch.testing.assert_close(net.trunk[0](x[:, torch.as_tensor(new_live)]),
+                                   old_net(x[:, torch.as_tensor(old_live)]),
+                                   rtol=0.0, atol=1e-6)
+    bad = {**ckpt, "model": {**model, "trunk.0.weight": torch.zeros(32, len(old_live) + 1)}}
+    from agents.pretrained import MigrationError
+    with pytest.raises(MigrationError, match="first layer reads"):
+        widen_inputs(bad, "old")
+
+
+def test_migrate_a_run_checkpoint_to_play(tmp_path):
+    """``python -m agents.pretrained migrate --checkpoint PATH --out FILE``: the run's policy
+    and config (not its training state) at this layout; the source is kept."""
+    torch = pytest.importorskip("torch")
+    from agents.ppo_policy import load_checkpoint
+    from agents.pretrained import main
+    from truco_env.observe import LAYOUT_VERSION
+    _, ckpt = _old_checkpoint(5)
+    src = tmp_path / "old.pt"
+    torch.save({**ckpt, "format": "truco_env.ppo/1", "config": {"envido": "adaptive"},
+                "optimizer": {"state": {}}, "pool": []}, src)
+    before = src.read_bytes()
+    out = tmp_path / "new.pt"
+    assert main(["migrate", "--checkpoint", str(src), "--out", str(out)]) == 0
+    got = load_checkpoint(out)
+    assert got["layout_version"] == LAYOUT_VERSION and got["migrated_from_layout"] == 5
+    assert got["config"] == {"envido": "adaptive"} and "optimizer" not in got and "pool" not in got
+    assert src.read_bytes() == before
+    with pytest.raises(SystemExit):
+        main(["migrate", "--checkpoint", str(src)])        # no --out
+    with pytest.raises(SystemExit):
+        main(["migrate", "default", "--checkpoint", str(src), "--out", str(out)])

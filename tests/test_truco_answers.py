@@ -142,3 +142,132 @@ def test_the_learner_never_trains_on_an_answer_to_the_truco():
         assert not truco_answering(data["obs"], data["mask"]).any()
         stored += len(data["act"])
     assert stored > 0 and sum(calls) > 10
+
+
+def test_fold_read_is_the_opponents_truco_read():
+    """``fold_read``: the other side's ``(folds + 1) / (answers + 2)`` to our truco songs, from
+    the ``truco_reads`` piece; 0.5 before any answer, 2/3 after one fold."""
+    from agents.truco_answers import fold_read
+    env = make(hands=[["7c", "6c", "4b"], ["1e", "2o", "5o"]], target=30, episode="match")
+    o = env.observe("player_0")["observation"][None]
+    assert fold_read(o)[0] == pytest.approx(0.5)
+    run(env, "0 truco", "1 no_quiero")
+    for seat, want in ((0, 2 / 3), (1, 0.5)):          # seat 1 folded; seat 0 never answered
+        o = env.observe(f"player_{seat}")["observation"][None]
+        assert fold_read(o)[0] == pytest.approx(want)
+    # In a team game the opponents are the odd relative seats, averaged.
+    from truco_env.observe import O_PLAYERS, O_TREADS, Encoder
+    x = np.zeros((1, Encoder("compact").size), np.float32)
+    x[0, O_PLAYERS + 3] = 1.0                           # four players
+    x[0, O_TREADS:O_TREADS + 12:2] = [0.9, 0.2, 0.9, 0.6, 0.9, 0.9]   # rates by relative seat
+    assert fold_read(x)[0] == pytest.approx(0.4)
+
+
+def _singer(seed=0):
+    """A network that sings truco-family songs whenever it may (a large bias on them)."""
+    net = _net(seed)
+    with torch.no_grad():
+        net.policy.bias[[ACTION_ID[c] for c in ("truco", "retruco", "vale_cuatro")]] += 20.0
+    return net
+
+
+@pytest.mark.parametrize("gate", [0.0, 0.55, 1.0])
+def test_the_gate_hands_our_songs_to_the_answerer_while_they_do_not_fold(gate):
+    from agents.truco_answers import SONGS, fold_read, gated
+    ungated = PolicyAgent(_singer(4), greedy=True, seed=0, truco_answers="robust")
+    agent = PolicyAgent(_singer(4), greedy=True, seed=0, truco_answers="robust")
+    agent.set_truco_answers("robust", gate=gate)
+    robust = agents.load("pretrained:robust,greedy", seed=0)
+    sampler = PolicyAgent(_singer(4), seed=0, truco_answers="robust")
+    sampler.set_truco_answers("robust", gate=gate)
+    env = VectorTrucoEnv(256, flor=False, target=30, seed=2)
+    obs, _ = env.reset()
+    rng = np.random.default_rng(2)
+    vetoed = kept = 0
+    for _ in range(300):
+        o, m = obs["observation"], obs["action_mask"]
+        own = ungated.act_batch(o, m)
+        got = agent.act_batch(o, m)
+        veto = gated(o, m, own, gate)
+        assert np.array_equal(veto, np.isin(own, SONGS) & ~truco_answering(o, m)
+                              & (fold_read(o) < gate))
+        assert np.array_equal(got[~veto], own[~veto])
+        if veto.any():
+            assert np.array_equal(got[veto], robust.act_batch_net(o[veto], m[veto]))
+            p = sampler.action_probs(o[veto], m[veto])
+            pr = robust.probs(torch.as_tensor(o[veto]),     # its network (no solved envido)
+                              torch.as_tensor(m[veto]).bool())[0].detach().numpy()
+            po = ungated.action_probs(o[veto], m[veto], sampled=True)
+            sung = po[:, SONGS].sum(axis=1, keepdims=True)
+            po[:, SONGS] = 0.0
+            np.testing.assert_allclose(p, po + sung * pr, atol=1e-6)
+        vetoed += int(veto.sum())
+        kept += int((np.isin(own, SONGS) & ~veto & ~truco_answering(o, m)).sum())
+        a = (rng.random(m.shape) * m).argmax(axis=1)
+        obs, _, _, _ = env.step(a)
+    if gate == 0.0:
+        assert vetoed == 0 and kept > 100
+    elif gate == 1.0:
+        assert vetoed > 100 and kept == 0
+    else:
+        assert vetoed > 20 and kept > 20          # random opponents fold about half the time
+
+
+def test_the_gate_spec_and_its_errors(tmp_path):
+    net = _net(5)
+    path = tmp_path / "latest.pt"
+    save_checkpoint(path, {"model": net.state_dict(), "obs_size": net.obs_size,
+                           "num_actions": net.num_actions, "hidden": [16], "config": {}})
+    agent = agents.load(f"truco_answers:robust,gate=0.4:checkpoint:{path}", seed=0)
+    assert agent.truco_gate == 0.4 and agent.truco_answers == "robust"
+    assert agent.name.startswith("truco_answers:robust,gate=0.4:checkpoint:")
+    for bad in ("gate=1.5", "gate=x", "gait=0.4"):
+        with pytest.raises(ValueError, match=f"bad option '{bad}'.*gate=G"):
+            agents.load(f"truco_answers:robust,{bad}:checkpoint:{path}", seed=0)
+    with pytest.raises(ValueError, match="needs an answerer"):
+        PolicyAgent(net).set_truco_answers(None, gate=0.4)
+
+
+def test_the_gate_in_training_and_through_checkpoints(tmp_path):
+    """truco_gate=G in train.py: the worker hands the learner's own songs to the answerer
+    while the opponent does not fold (gate 1: always), and keeps the network's song as its
+    transition; the config, checkpoints and snapshots carry the gate."""
+    from agents.truco_answers import SONGS
+    from training.config import ConfigError, make_config
+    from training.pool import Pool
+    from training.worker import RolloutWorker
+    with pytest.raises(ConfigError, match="truco_gate=0.4.*truco_answers=NAME"):
+        make_config({"truco_gate": 0.4})
+    with pytest.raises(ConfigError, match=r"truco_gate=1.5.*\[0, 1\]"):
+        make_config({"truco_answers": "robust", "truco_gate": 1.5})
+    cfg = make_config({"truco_answers": "robust", "truco_gate": 1.0, "target": 9,
+                       "num_envs": 64, "num_steps": 16, "hidden": [32], "winprob_reward": 0.0,
+                       "seed": 3, "self_play_frac": 1.0})
+    worker = RolloutWorker(cfg, cfg.num_envs)
+    net = worker.make_net()
+    with torch.no_grad():
+        net.policy.bias[SONGS] += 20.0
+    worker.set_models(net)
+    sync = {"pool": Pool(cfg, {}, np.random.default_rng(0)).sync_message(set()),
+            "exploiter_born": 0}
+    asked = []
+    real = worker.answerer.act_batch_net
+    worker.answerer.act_batch_net = lambda o, m: asked.append((o, m)) or real(o, m)
+    sung = 0
+    for _ in range(2):
+        data = worker.rollout(sync).batch.data
+        sung += int(np.isin(data["act"], SONGS).sum())
+    gated_rows = [(o, m) for o, m in asked if not truco_answering(o, m).any()]
+    assert sung > 20 and sum(len(o) for o, _ in gated_rows) >= sung // 2
+    for o, m in gated_rows:                    # each row could sing: a song was legal there
+        assert m[:, SONGS].any(axis=1).all()
+    # checkpoints, snapshots and pretrained exports carry it
+    path = tmp_path / "latest.pt"
+    save_checkpoint(path, {"model": _net(6).state_dict(), "obs_size": net.obs_size,
+                           "num_actions": net.num_actions, "hidden": [16],
+                           "config": {"truco_answers": "robust", "truco_gate": 0.35}})
+    agent = PolicyAgent.load(path, seed=0)
+    assert agent.truco_gate == 0.35 and agent.truco_answers == "robust"
+    pool = Pool(cfg, {}, np.random.default_rng(0))
+    pool.add_snapshot(net)
+    assert [o.agent.truco_gate for o in pool.all()] == [1.0]

@@ -108,6 +108,12 @@ class Config:
                                             "snapshots and the saved policy; the network "
                                             "learns the rest (agents.truco_answers). Compact "
                                             "argentino 1v1 without flor")
+    truco_gate: Optional[float] = _f(None, "with truco_answers: while the opponent folded to "
+                                           "our truco songs less often than this in the match "
+                                           "(truco_reads, (folds + 1) / (answers + 2)), a "
+                                           "song the network sings on its own initiative is "
+                                           "handed to the answerer's network, which decides "
+                                           "there (agents.truco_answers.gated); none: never")
     # --- PPO
     num_envs: int = _f(1024, "games stepped together")
     num_steps: int = _f(32, "environment steps per game per rollout")
@@ -369,6 +375,13 @@ def _check(cfg: Config) -> None:
             raise ConfigError(f"bad value truco_answers={cfg.truco_answers!r}: "
                               f"pretrained:{cfg.truco_answers} plays (players, rules, flor) = "
                               f"{theirs}; this run {mine}")
+    if cfg.truco_gate is not None:
+        if cfg.truco_answers is None:
+            raise ConfigError(f"bad value truco_gate={cfg.truco_gate!r}: it hands songs to the "
+                              f"answerer's network; set truco_answers=NAME too")
+        if not 0.0 <= cfg.truco_gate <= 1.0:
+            raise ConfigError(f"bad value truco_gate={cfg.truco_gate!r}: expected a fold rate "
+                              f"in [0, 1]")
     if cfg.players not in rules.players_allowed:
         raise ConfigError(f"bad value players={cfg.players}: rules {cfg.rules!r} allow "
                           f"{list(rules.players_allowed)}")

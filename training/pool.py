@@ -151,8 +151,10 @@ class Pool:
         """How snapshot ``name`` plays what its network does not: ``envido``
         (:meth:`envido_of`) and ``truco_answers`` (the learner's snapshots as the learner, a
         retired exploiter's by its network)."""
+        mine = name.startswith("snapshot")
         return {"envido": self.envido_of(name),
-                "truco_answers": self.cfg.truco_answers if name.startswith("snapshot") else None}
+                "truco_answers": self.cfg.truco_answers if mine else None,
+                "truco_gate": self.cfg.truco_gate if mine else None}
 
     def _age(self, snap: Opponent) -> None:
         """Algorithm R over the snapshots that left the recent window."""
@@ -286,7 +288,8 @@ class Pool:
 
 def snapshot_opponent(name: str, weights: dict, seed: int, make_net,
                       agent_seed: int | None = None, envido: str = "learned",
-                      truco_answers: str | None = None) -> Opponent:
+                      truco_answers: str | None = None, truco_gate: float | None = None
+                      ) -> Opponent:
     """A snapshot from its weights: a frozen network in ``make_net()``'s shape, sampling with
     ``agent_seed`` (default ``seed``), playing the envido as ``envido`` says."""
     from agents.ppo_policy import PolicyAgent
@@ -294,7 +297,7 @@ def snapshot_opponent(name: str, weights: dict, seed: int, make_net,
     net.load_state_dict(weights)
     net.eval().requires_grad_(False)
     agent = PolicyAgent(net, seed=seed if agent_seed is None else agent_seed, name=name,
-                        envido=envido, truco_answers=truco_answers)
+                        envido=envido, truco_answers=truco_answers, truco_gate=truco_gate)
     return Opponent(name, agent, "pool", seed=seed)
 
 

@@ -53,7 +53,8 @@ def evaluate_all(net, opponents: dict, cfg: Config, games: int,
     from .pool import frozen_copy
 
     learner = PolicyAgent(frozen_copy(net), greedy=cfg.eval_greedy, seed=seed, name="learner",
-                          envido=cfg.envido, truco_answers=cfg.truco_answers)
+                          envido=cfg.envido, truco_answers=cfg.truco_answers,
+                          truco_gate=cfg.truco_gate)
     return {name: evaluate(learner, agent, cfg, games, seed) for name, agent in opponents.items()}
 
 

@@ -132,6 +132,7 @@ class RolloutWorker:
         #: truco_answers=NAME: the shipped policy that answers the learner's truco
         from agents.ppo_policy import truco_answerer
         self.answerer = truco_answerer(cfg.truco_answers, seed + 4)
+        self.truco_gate = cfg.truco_gate
         self.venv = make_env(cfg, num_envs, seed)
         self.obs, self.info = self.venv.reset()
         N, P, D, A = num_envs, cfg.players, self.venv.observation_size, self.venv.num_actions
@@ -271,6 +272,15 @@ class RolloutWorker:
                         value = critic(o_t[:, :COMPACT_SIZE],
                                        torch.from_numpy(hid).to(device)).cpu().numpy()
                 actions[L] = a
+                if self.truco_gate is not None:
+                    # truco_gate: a song the network sang while the opponent does not fold is
+                    # the answerer's decision; the network's transition keeps its song (the
+                    # gate is a part of the game that follows it)
+                    from agents.truco_answers import gated
+                    veto = gated(o[L], m_l, a, self.truco_gate)
+                    if veto.any():
+                        actions[L[veto]] = self.answerer.act_batch_net(
+                            np.ascontiguousarray(o[L[veto], :COMPACT_SIZE]), m_l[veto])
                 extra = {}
                 if self.anchor is not None:
                     extra["anchor"], extra["anchor_pass"] = self.anchor.targets(o[L], m_l,

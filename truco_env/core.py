@@ -87,10 +87,13 @@ PICA_OFF, PICA_BUENAS, PICA_ALTERNATE = 0, 1, 2
 # Reads: what each seat has done over the match so far, counters that every player saw (the
 # table talk a player keeps in his head: "este canta todo", "este se va al mazo").  Per seat:
 # envido-family calls, truco-family songs, quieros, no quieros, mazos, envidos it called whose
-# points it then said aloud, and the sum of those points.  Cleared when a match starts.
-READ_ENVIDO, READ_TRUCO, READ_QUIERO, READ_NO_QUIERO, READ_MAZO, READ_SHOWN, READ_SHOWN_PTS = \
-    range(7)
-READ_N = 7
+# points it then said aloud, the sum of those points, its answers to the other side's
+# truco-family songs (quiero, no quiero or a raise, while no envido nor flor is pending over
+# the song; the mazo is not an answer) and how many of those were no quieros.  Cleared when a match
+# starts.
+READ_ENVIDO, READ_TRUCO, READ_QUIERO, READ_NO_QUIERO, READ_MAZO, READ_SHOWN, READ_SHOWN_PTS, \
+    READ_TRUCO_ANS, READ_TRUCO_FOLD = range(9)
+READ_N = 9
 
 #: The state of one game: ``(name, size, meaning and sentinels)``.  Seats are 0..P-1 in play
 #: order, teams 0..T-1; ``-1`` means "none" unless a line says otherwise.
@@ -1436,6 +1439,12 @@ def _step_one(S, T, g, a, pts_out, catch):
         _log(S, g, EV_ACTION, seat, team, a, S[g, HAND + 3 * seat + a] if a <= A_PLAY2 else -1)
     S[g, ACTED + seat] = 1
     r = READS + READ_N * seat
+    if (S[g, TRUCO_PENDING] > 0 and S[g, ENVIDO_PENDING] == 0 and S[g, FLOR_STATE] == FLOR_NONE
+            and team != S[g, TEAM + S[g, TRUCO_CALLER]]
+            and (a == A_QUIERO or a == A_NO_QUIERO or (a >= A_TRUCO and a <= A_VALE4))):
+        S[g, r + READ_TRUCO_ANS] += 1      # an answer to the other side's truco-family song
+        if a == A_NO_QUIERO:
+            S[g, r + READ_TRUCO_FOLD] += 1
     if a >= A_ENVIDO and a <= A_FALTA:
         S[g, r + READ_ENVIDO] += 1
     elif a >= A_TRUCO and a <= A_VALE4:

@@ -100,7 +100,7 @@ checkpoint of another layout version is refused by name.
 
 * v0 (layout versions 1-2): first release (argentino, trucoshi and uruguayo; 2/4/6 players,
   flor, malas and buenas, muestra and piezas); layout 2 added the `recall` encoder.
-* v1 (layout version 6), four changes:
+* v1 (layout version 7), five changes:
   - the reads (issue 11, layout 3): every encoder gains the `reads` piece, what each player did
     earlier in the match (calls, answers and mazos per hand, envido points shown after its own
     calls), counted in the core (`core.READS`);
@@ -126,9 +126,13 @@ checkpoint of another layout version is refused by name.
     `senas` piece after `answers` (zero without señas); `view()` gains `senas` and
     `sena_names`, events gain `sena` (shown only to the players who saw it), records gain
     `caught` per hand.
-  Shipped policies of layout 5 are carried to layout 6 with zero weights for the new inputs
-  and never-chosen señas (`python -m agents.pretrained migrate NAME`). Compact observations
-  have 946 floats, recall 1,930, infostate 4,914; the mask has 36 actions.
+  - the truco read (issue 11, layout 7): every encoder gains the `truco_reads` piece after
+    `senas`, per relative seat how often it folded to the other side's truco-family songs
+    earlier in the match and how often it answered one (`core.READ_TRUCO_ANS`,
+    `READ_TRUCO_FOLD`).
+  Shipped policies of layout 5 are carried to layout 6, and of 6 to 7, with zero weights for
+  the new inputs and never-chosen señas (`python -m agents.pretrained migrate NAME`). Compact
+  observations have 958 floats, recall 1,942, infostate 4,926; the mask has 36 actions.
 """
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ EVENT_SIZE = P6 + NUM_ACTIONS + NUM_CARDS
 HISTORY_MAX = 64
 #: Layout version of the encoders.  Bump it when any encoder's layout changes (a piece added,
 #: removed, resized, reordered or given another meaning); checkpoints record it.
-LAYOUT_VERSION = 6       # 3: the reads; 4: the pica_pica piece; 5: the three-player pieces (issue 12); 6: señas (issue 13)
+LAYOUT_VERSION = 7       # 3: the reads; 4: the pica_pica piece; 5: the three-player pieces (issue 12); 6: señas (issue 13); 7: the truco read
 #: The non-card actions (play_0..2 excluded), the "calls" of the recall encoder, in id order:
 #: call index = action id - 3.
 CALL_ACTIONS = ACTIONS[3:NUM_ACTIONS]
@@ -120,6 +120,12 @@ COMPACT_PIECES: tuple[tuple[str, int, str], ...] = (
      "that seat make in that baza: one-hot of its number (16, rules.sena_vocabulary), and 1 "
      "when it is an opponent's that I caught. I see my own, my partners', and the opponents' "
      "that I caught; never whether mine were caught"),
+) + (
+    # ---- the truco read (layout 7)
+    ("truco_reads", P6 * 2,
+     "what each player did earlier in this match when the other side sang truco, retruco or "
+     "vale cuatro (public), per relative seat: [(folds + 1) / (answers + 2), answers per hand "
+     "(at most 1)]; a fold is a no quiero, an answer also a quiero or a raise"),
 )
 INFOSTATE_PIECES: tuple[tuple[str, int, str], ...] = COMPACT_PIECES + (
     ("history", HISTORY_MAX * EVENT_SIZE,
@@ -170,6 +176,7 @@ SHAPES: dict[str, tuple[int, ...]] = {
     "bazas": (3, P6, NUM_CARDS),   # per baza, relative seat: the card it played
     "calls": (CALLS_MAX, CALL_SIZE),
     "answers": (P6, 2),            # per relative seat: [to answer, in the envido]
+    "truco_reads": (P6, 2),        # per relative seat: [fold rate, answers per hand]
 }
 
 
@@ -196,7 +203,7 @@ O_PICA = _CO["pica_pica"][0]
 O_HIST = _IO["history"][0]
 O_MODE = _CO["mode"][0]; O_SEATSC = _CO["seat_scores"][0]; O_GALLO = _CO["gallo"][0]
 O_FOURTH = _CO["fourth_card"][0]; O_INHAND = _CO["in_hand"][0]; O_ANS = _CO["answers"][0]
-O_SENAS = _CO["senas"][0]
+O_SENAS = _CO["senas"][0]; O_TREADS = _CO["truco_reads"][0]
 O_BAZAS = _RO["bazas"][0]; O_CALLS = _RO["calls"][0]
 H_CARDS = _HO["cards"][0]; H_ENV = _HO["envido"][0]; H_FLOR = _HO["flor"][0]
 #: Encoder kinds and the kernel's mode for each.
@@ -206,13 +213,15 @@ _SIZES = {"compact": COMPACT_SIZE, "infostate": INFOSTATE_SIZE, "recall": RECALL
 
 
 #: Pieces added by each layout version (3: the reads, issue 11; 4: pica-pica and 5: the
-#: three-player modes, issue 12), for migrating networks trained on an older layout
+#: three-player modes, issue 12; 6: señas, issue 13; 7: the truco read), for migrating
+#: networks trained on an older layout
 #: (:func:`legacy_columns`).
 ADDED_PIECES: dict[int, tuple[str, ...]] = {
     3: ("reads",),
     4: ("pica_pica",),
     5: ("mode", "seat_scores", "gallo", "fourth_card", "in_hand", "answers"),
     6: ("senas",),
+    7: ("truco_reads",),
 }
 
 
@@ -476,6 +485,9 @@ def _encode(S, K, g, seat, o, mode):
         o[base + 4] = S[g, r + C.READ_MAZO] / hands
         o[base + 5] = (S[g, r + C.READ_SHOWN_PTS] + READ_PRIOR_POINTS) \
             / (S[g, r + C.READ_SHOWN] + 1.0) / POINTS_SCALE
+        tans = S[g, r + C.READ_TRUCO_ANS]
+        o[O_TREADS + 2 * rel] = (S[g, r + C.READ_TRUCO_FOLD] + 1.0) / (tans + 2.0)
+        o[O_TREADS + 2 * rel + 1] = min(tans / hands, 1.0)
     o[O_READS + P6 * READ_SIZE] = min(max(S[g, C.HAND_NO] - 1, 0), 20) / 20.0
     if K[K_SENAS] != 0:
         _encode_senas(S, K, g, seat, o)

@@ -3,7 +3,7 @@
 >>> venv = VectorTrucoEnv(num_envs=4, players=2, seed=0)
 >>> obs, info = venv.reset()
 >>> obs["observation"].shape, obs["action_mask"].shape, info["actor"].shape
-((4, 946), (4, 36), (4,))
+((4, 958), (4, 36), (4,))
 
 ``step(actions)`` takes one action per game, for the player to act in it (``info["actor"]``),
 and returns ``(obs, rewards, dones, info)``:

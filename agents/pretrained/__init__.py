@@ -55,6 +55,8 @@ def export(run_dir: str | Path, name: str, out_dir: Path = HERE, envido: str | N
     game.update({k: cfg[k] for k in ("senas", "sena_tokens", "sena_catch", "envido") if k in cfg})
     if cfg.get("truco_answers"):
         game["truco_answers"] = cfg["truco_answers"]
+    if cfg.get("truco_gate") is not None:
+        game["truco_gate"] = cfg["truco_gate"]
     if envido is not None:
         from agents.solved_envido import NETWORK_ENVIDO, canonical_envido
         envido = canonical_envido(envido)                # named error; every setting recorded
@@ -85,9 +87,10 @@ def widen_inputs(ckpt: dict, name: str = "checkpoint") -> dict:
     """A checkpoint of an older observation layout carried to this one, exactly.
 
     Layout versions after 2 only add pieces (``truco_env.observe.ADDED_PIECES``: 3 the reads,
-    4 ``pica_pica``, 5 the three-player pieces, 6 ``senas``) and actions (the discards, then
-    the señas, appended after ``mazo``): the first layer gets zero weights on the added inputs
-    and the policy head zero
+    4 ``pica_pica``, 5 the three-player pieces, 6 ``senas``, 7 ``truco_reads``) and actions
+    (the discards, then the señas, appended after ``mazo``): the first layer gets zero weights
+    on the added inputs (of a network that skips pieces, on the added live inputs) and the
+    policy head zero
     rows for the added actions (illegal in every game the old policy played, so never chosen),
     so the network computes the same logits for every old action in every game the old layout
     could describe (the history and calls pieces keep the first 16 actions: the discards and
@@ -96,7 +99,7 @@ def widen_inputs(ckpt: dict, name: str = "checkpoint") -> dict:
     checkpoint already of this layout comes back as it is.
     """
     import torch
-    from truco_env.observe import KINDS, LAYOUT_VERSION, Encoder, legacy_columns
+    from truco_env.observe import KINDS, LAYOUT_VERSION, Encoder, legacy_columns, live_columns
     from truco_env.rules import NUM_ACTIONS
     old = int(ckpt.get("layout_version", 1))
     if old == LAYOUT_VERSION and int(ckpt["num_actions"]) == NUM_ACTIONS:
@@ -105,9 +108,6 @@ def widen_inputs(ckpt: dict, name: str = "checkpoint") -> dict:
         raise MigrationError(f"{name}: observation layout {old} cannot be migrated to layout "
                              f"{LAYOUT_VERSION}; only layouts 2..{LAYOUT_VERSION} (which differ "
                              f"by added pieces) can; retrain the policy")
-    if ckpt.get("skip"):
-        raise MigrationError(f"{name}: its network skips the pieces {list(ckpt['skip'])} and "
-                             f"migration widens whole layouts only; retrain the policy")
     kind = ckpt.get("game", ckpt.get("config", {})).get("observation", "compact")
     if kind not in KINDS:
         raise MigrationError(f"{name}: unknown observation kind {kind!r}; expected one of "
@@ -117,11 +117,22 @@ def widen_inputs(ckpt: dict, name: str = "checkpoint") -> dict:
         raise MigrationError(f"{name}: {ckpt['obs_size']} inputs, but layout {old} of {kind!r} "
                              f"has {len(cols)}; it cannot be migrated")
     size = Encoder(kind).size
+    # A network that skips pieces (``PolicyNet(skip=...)``) has a first-layer column for each
+    # live input only: the old live columns keep their weights, the added pieces' get zeros.
+    try:
+        live = torch.as_tensor(live_columns(kind, tuple(ckpt.get("skip") or ())))
+    except ValueError as exc:
+        raise MigrationError(f"{name}: {exc}") from None
+    keep = torch.isin(live, cols)
     m = dict(ckpt["model"])
     first = next(k for k, v in m.items() if k.endswith("weight") and v.ndim == 2)
     w = m[first]
-    nw = torch.zeros((w.shape[0], size), dtype=w.dtype)
-    nw[:, cols] = w
+    if int(keep.sum()) != w.shape[1]:
+        raise MigrationError(f"{name}: its first layer reads {w.shape[1]} inputs, but layout "
+                             f"{old} of {kind!r} without {list(ckpt.get('skip') or ())} has "
+                             f"{int(keep.sum())}; it cannot be migrated")
+    nw = torch.zeros((w.shape[0], len(live)), dtype=w.dtype)
+    nw[:, keep] = w
     m[first] = nw
     pw, pb = m["policy.weight"], m["policy.bias"]
     add = NUM_ACTIONS - pw.shape[0]
@@ -151,6 +162,39 @@ def migrate(name: str, out_dir: Path = HERE) -> Path:
     return out
 
 
+#: What a run checkpoint keeps when :func:`migrate_checkpoint` carries it to this layout: the
+#: policy and what plays it (its run's config: envido, truco answers); not the optimizer,
+#: critic, pool nor the workers' states, whose shapes or meaning are the old layout's.
+PLAY_KEYS = ("model", "obs_size", "num_actions", "hidden", "skip", "observation", "config",
+             "global_step", "iteration", "elapsed", "game", "migrated_from_layout")
+
+
+def migrate_checkpoint(path: str | Path, out: str | Path) -> Path:
+    """Write ``out``: the policy of the run checkpoint ``path`` (a ``.pt`` file or a run
+    folder) carried to this observation layout by :func:`widen_inputs`, to play and evaluate
+    (``checkpoint:OUT``); it keeps the run's config but no training state, so it cannot be
+    resumed (``python -m agents.pretrained migrate --checkpoint PATH --out OUT``).  The source
+    is not changed; ``out`` must be another file."""
+    import torch
+    from agents.ppo_policy import CheckpointError, resolve_checkpoint, save_checkpoint
+    src = resolve_checkpoint(path)
+    out = Path(out)
+    if out.exists() and out.resolve() == src.resolve():
+        raise ValueError(f"--out {str(out)!r} is the checkpoint being migrated; expected "
+                         f"another file (the source is kept as it is)")
+    try:
+        ckpt = torch.load(src, map_location="cpu", weights_only=True)
+    except Exception as exc:
+        raise CheckpointError(f"checkpoint {str(src)!r} is corrupt or not a torch file "
+                              f"({type(exc).__name__})") from None
+    if not isinstance(ckpt, dict) or "model" not in ckpt:
+        raise CheckpointError(f"{str(src)!r} is not a truco_env PPO checkpoint")
+    wide = widen_inputs({k: v for k, v in ckpt.items() if k in PLAY_KEYS or k == "layout_version"},
+                        str(src))
+    save_checkpoint(out, {k: v for k, v in wide.items() if k in PLAY_KEYS})
+    return out
+
+
 def _factory(args: str, seed: int | None):
     """``pretrained:NAME`` (``pretrained:NAME,greedy`` plays the argmax action)."""
     from agents.ppo_policy import PolicyAgent, load_checkpoint, net_from_checkpoint
@@ -162,7 +206,8 @@ def _factory(args: str, seed: int | None):
     return PolicyAgent(net_from_checkpoint(ckpt), greedy=greedy, seed=seed,
                        name=f"pretrained:{name}",
                        envido=ckpt.get("game", {}).get("envido", "learned"),
-                       truco_answers=ckpt.get("game", {}).get("truco_answers"))
+                       truco_answers=ckpt.get("game", {}).get("truco_answers"),
+                       truco_gate=ckpt.get("game", {}).get("truco_gate"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,14 +223,21 @@ def main(argv: list[str] | None = None) -> int:
                     "(adaptive:mazo=0.2) (default: as its run)")
     mg = sub.add_parser("migrate", help="rewrite a shipped policy for this observation layout "
                                         "(zero weights on added inputs and actions)")
-    mg.add_argument("name")
+    mg.add_argument("name", nargs="?", help="a shipped policy (rewritten in place)")
+    mg.add_argument("--checkpoint", metavar="PATH", help="instead, a run's checkpoint (a .pt "
+                    "file or a run folder): its policy, to play, is written to --out")
+    mg.add_argument("--out", metavar="FILE", help="where --checkpoint's migrated policy goes")
     args = ap.parse_args(argv)
+    if args.cmd == "migrate" and (args.checkpoint is None) == (args.name is None):
+        ap.error("migrate takes a shipped policy's NAME or --checkpoint PATH --out FILE")
+    if args.cmd == "migrate" and args.checkpoint is not None and not args.out:
+        ap.error("migrate --checkpoint needs --out FILE (the source is kept as it is)")
     if args.cmd == "export":
         print(f"wrote {export(args.run_dir, args.name, envido=args.envido)}")
     elif args.cmd == "migrate":
         try:
-            print(f"wrote {migrate(args.name)}")
-        except MigrationError as exc:
+            print(f"wrote {migrate(args.name) if args.name else migrate_checkpoint(args.checkpoint, args.out)}")
+        except (MigrationError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
     else:
