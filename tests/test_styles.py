@@ -144,8 +144,8 @@ def test_defaults_reproduce_the_recorded_heuristic():
     """Actions recorded from the heuristic before the style knobs existed (2p, 4p flor and
     uruguayo states), for the default agent and for bluff=0.3, aggression=0.5.  The states were
     recorded on layout 2 and carried to later layouts: the pieces added since come after the
-    ones the heuristic reads; ``reads`` and ``pica_pica`` are zero padding (zero is no
-    pica-pica), the three-player pieces say ``mode`` teams and are zero otherwise, and the
+    ones the heuristic reads; ``reads``, ``pica_pica``, ``senas`` and ``truco_reads`` are zero
+    padding (zero is no pica-pica), the three-player pieces say ``mode`` teams and are zero otherwise, and the
     mask has the four discards, illegal."""
     g = np.load(GOLDEN)
     a = HeuristicAgent(seed=123).act_batch(g["obs"], g["mask"])
