@@ -197,9 +197,7 @@ def envido_solver(envido: str):
 def _answerer_net(name: str) -> "PolicyNet":
     from . import pretrained
     from truco_env.observe import COMPACT_SIZE
-    ckpt = load_checkpoint(pretrained.path_of(name))
-    ckpt["model"] = {k: v.float() for k, v in ckpt["model"].items()}
-    net = net_from_checkpoint(ckpt)
+    net, _ = pretrained.load_net(name)
     if net.obs_size != COMPACT_SIZE:
         raise CheckpointError(f"truco_answers={name!r}: pretrained:{name} reads "
                               f"{encoder_for_size(net.obs_size)!r} observations; expected "

@@ -195,19 +195,27 @@ def migrate_checkpoint(path: str | Path, out: str | Path) -> Path:
     return out
 
 
+def load_net(name: str):
+    """``pretrained:NAME``'s network (float32 weights) and its game settings (the
+    checkpoint's ``game``: envido, truco_answers, truco_gate): the one loading of a shipped
+    policy, for :func:`_factory` and the truco answerer (``agents.ppo_policy``)."""
+    from agents.ppo_policy import load_checkpoint, net_from_checkpoint
+    ckpt = load_checkpoint(path_of(name))
+    ckpt["model"] = {k: v.float() for k, v in ckpt["model"].items()}
+    return net_from_checkpoint(ckpt), ckpt.get("game", {})
+
+
 def _factory(args: str, seed: int | None):
     """``pretrained:NAME`` (``pretrained:NAME,greedy`` plays the argmax action)."""
-    from agents.ppo_policy import PolicyAgent, load_checkpoint, net_from_checkpoint
+    from agents.ppo_policy import PolicyAgent
     name, greedy = args.strip(), False
     if name.endswith(",greedy"):
         name, greedy = name[: -len(",greedy")], True
-    ckpt = load_checkpoint(path_of(name))
-    ckpt["model"] = {k: v.float() for k, v in ckpt["model"].items()}
-    return PolicyAgent(net_from_checkpoint(ckpt), greedy=greedy, seed=seed,
-                       name=f"pretrained:{name}",
-                       envido=ckpt.get("game", {}).get("envido", "learned"),
-                       truco_answers=ckpt.get("game", {}).get("truco_answers"),
-                       truco_gate=ckpt.get("game", {}).get("truco_gate"))
+    net, game = load_net(name)
+    return PolicyAgent(net, greedy=greedy, seed=seed, name=f"pretrained:{name}",
+                       envido=game.get("envido", "learned"),
+                       truco_answers=game.get("truco_answers"),
+                       truco_gate=game.get("truco_gate"))
 
 
 def main(argv: list[str] | None = None) -> int:
