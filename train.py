@@ -84,6 +84,25 @@ from training.win_rates import (EVAL_SEED, FINAL_SEED, evaluate, evaluate_all, g
                                 rate_table)
 
 
+def init_network(cfg: Config, net):
+    """The network of ``init=`` (``pretrained:NAME`` or ``checkpoint:PATH``), checked to have
+    ``net``'s input size, hidden widths and skipped observation pieces; a
+    :class:`agents.ppo_policy.CheckpointError` names what differs."""
+    from agents.ppo_policy import (CheckpointError, load_checkpoint, net_from_checkpoint,
+                                   resolve_checkpoint)
+    kind, _, what = cfg.init.partition(":")
+    if kind == "pretrained":
+        from agents.pretrained import load_net
+        src, _ = load_net(what.strip())
+    else:
+        src = net_from_checkpoint(load_checkpoint(resolve_checkpoint(what.strip())))
+    for key in ("obs_size", "num_actions", "hidden", "skip"):
+        if tuple(np.atleast_1d(getattr(src, key))) != tuple(np.atleast_1d(getattr(net, key))):
+            raise CheckpointError(f"init={cfg.init!r} has {key}={getattr(src, key)!r}; this "
+                                  f"config's network has {key}={getattr(net, key)!r}")
+    return src
+
+
 def train(cfg: Config, resume_from: Path | None = None) -> Path:
     import torch
     from agents.ppo_policy import (CheckpointError, PolicyNet, load_checkpoint,
@@ -158,8 +177,11 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         pool.exploiter = Opponent("exploiter", None, "exploiter")  # acts in the workers' games
         new_exploiter(0)
     past = None          # the policy of the previous evaluation (evaluated against)
+    if cfg.init and resume_from is None:   # (a resumed run has its own weights)
+        net.load_state_dict(init_network(cfg, net).state_dict())
     # ---- the magnet (magnet_coef > 0): a frozen copy of the learner, refreshed every
-    # magnet_every iterations, that the PPO loss pulls the policy toward (training.ppo)
+    # magnet_every iterations (magnet=learner) or never (magnet=init: the network of init=),
+    # that the PPO loss pulls the policy toward (training.ppo)
     magnet = frozen_copy(net).to(device) if cfg.magnet_coef > 0 else None
     global_step, iteration, elapsed_before = 0, 0, 0.0
     # ---- the rollout workers (training.worker): the games, their opponents, the carried
@@ -297,7 +319,7 @@ def train(cfg: Config, resume_from: Path | None = None) -> Path:
         # (in a hunt the learner's transitions are dropped: it is the exploiter's fixed target)
         stats = {} if pool.hunting else ppo_update(cfg, net, critic, optimizer, params, batch,
                                                     magnet)
-        if magnet is not None and iteration % cfg.magnet_every == 0:
+        if magnet is not None and cfg.magnet == "learner" and iteration % cfg.magnet_every == 0:
             magnet.load_state_dict(net.state_dict())
         if exploiter is not None:
             update_exploiter(cut_parts)

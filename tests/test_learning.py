@@ -460,3 +460,29 @@ def test_an_exploiters_hunt_trains_it_alone_against_a_frozen_learner(tmp_path):
         make_config({"exploiter_weight": 1.0, "exploiter_hunt": 400})
     with pytest.raises(ConfigError, match="exploiter_hunt=5: a hunt needs an exploiter"):
         make_config({"exploiter_hunt": 5})
+
+
+def test_init_starts_from_a_trained_network_and_a_fixed_magnet_stays_it(tmp_path):
+    """init=pretrained:NAME loads the shipped network into the learner; magnet=init keeps the
+    magnet that network through the run while the learner moves (a restricted Nash
+    response); a network of other widths is a named error, and so are the bad combinations."""
+    import torch
+    from agents.pretrained import load_net
+    out = subprocess.run(_args(tmp_path, "rnr", hidden=[256, 128], observation="compact",
+                               total_steps=4096, init="pretrained:robust", magnet="init",
+                               magnet_coef=0.5),
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    ckpt = torch.load(tmp_path / "rnr" / "checkpoints" / "latest.pt", weights_only=False)
+    robust = load_net("robust")[0].state_dict()
+    assert all(torch.equal(ckpt["magnet"][k].float(), robust[k]) for k in robust)
+    moved = max((ckpt["model"][k].float() - robust[k]).abs().max().item() for k in robust)
+    assert 0 < moved < 0.5          # trained from robust's weights, not from scratch
+    bad = subprocess.run(_args(tmp_path, "bad", hidden=[64], observation="compact",
+                               init="pretrained:robust"),
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert bad.returncode != 0 and "hidden=(256, 128)" in bad.stderr, bad.stderr
+    with pytest.raises(ConfigError, match="magnet='init'"):
+        make_config({"magnet": "init", "magnet_coef": 0.5})
+    with pytest.raises(ConfigError, match="init='robust'"):
+        make_config({"init": "robust"})

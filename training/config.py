@@ -136,6 +136,14 @@ class Config:
                                  "mirror descent / R-NaD; 0 = off)")
     magnet_every: int = _f(100, "iterations between the magnet's refreshes (a copy of the "
                                 "learner then)")
+    magnet: str = _f("learner", "what the magnet is: learner (a copy of the learner, refreshed "
+                                "every magnet_every iterations) or init (the network of init=, "
+                                "never refreshed: a best response to the opponents regularised "
+                                "toward a fixed policy, a restricted Nash response)",
+                     choices=("learner", "init"))
+    init: Optional[str] = _f(None, "start the learner from a trained policy's network: "
+                                   "pretrained:NAME or checkpoint:PATH, with this config's "
+                                   "hidden widths and observation pieces (none: a new network)")
     # --- opponents
     self_play_frac: float = _f(0.3, "fraction of matches where every seat is the learner")
     pool_weight: float = _f(0.3, "weight of past snapshots among the other matches")
@@ -324,6 +332,13 @@ def _check(cfg: Config) -> None:
                           f"of num_steps={cfg.num_steps}")
     if cfg.hunt_epochs is not None and cfg.hunt_epochs < 1:
         raise ConfigError(f"bad value hunt_epochs={cfg.hunt_epochs!r}: expected null or >= 1")
+    if cfg.magnet == "init" and not (cfg.init and cfg.magnet_coef > 0):
+        raise ConfigError(f"bad value magnet={cfg.magnet!r}: a fixed magnet needs a network to "
+                          f"start from (init=pretrained:NAME or checkpoint:PATH) and "
+                          f"magnet_coef > 0 (it is {cfg.magnet_coef!r})")
+    if cfg.init is not None and not str(cfg.init).startswith(("pretrained:", "checkpoint:")):
+        raise ConfigError(f"bad value init={cfg.init!r}: expected pretrained:NAME or "
+                          f"checkpoint:PATH")
     if cfg.exploiter_hunt and not cfg.exploiter_weight:
         raise ConfigError(f"bad value exploiter_hunt={cfg.exploiter_hunt!r}: a hunt needs an "
                           f"exploiter (exploiter_weight > 0)")
