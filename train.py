@@ -97,7 +97,7 @@ def init_network(cfg: Config, net):
     else:
         src = net_from_checkpoint(load_checkpoint(resolve_checkpoint(what.strip())))
     for key in ("obs_size", "num_actions", "hidden", "skip"):
-        if tuple(np.atleast_1d(getattr(src, key))) != tuple(np.atleast_1d(getattr(net, key))):
+        if getattr(src, key) != getattr(net, key):   # ints and tuples (PolicyNet)
             raise CheckpointError(f"init={cfg.init!r} has {key}={getattr(src, key)!r}; this "
                                   f"config's network has {key}={getattr(net, key)!r}")
     return src

@@ -27,7 +27,7 @@ import numpy as np
 
 from truco_env.observe import COMPACT_SIZE, O_MATCH, O_SCORE
 
-from .base import Agent, load
+from .base import Agent, load, parse_params
 
 
 def deficit(obs: np.ndarray) -> np.ndarray:
@@ -87,20 +87,21 @@ class SafeSwitchAgent(Agent):
 
 def _factory(args: str, seed: int | None) -> Agent:
     """``safe_switch:margin=K:EXPLOIT;SAFE``."""
-    opt, _, rest = args.partition(":")
-    key, _, val = opt.partition("=")
+    spec = f"safe_switch:{args}"
     example = "e.g. 'safe_switch:margin=3:checkpoint:runs/x;adaptive_envido:pretrained:robust'"
+    opt, _, rest = args.partition(":")
     try:
-        margin = float(val) if key.strip() == "margin" else None
-    except ValueError:
-        margin = None
+        margin = parse_params(opt, {"margin": float}, spec).get("margin")
+    except ValueError as e:
+        raise ValueError(f"{e}; {example}") from None
     if margin is None or not margin >= 0:
-        raise ValueError(f"agent spec 'safe_switch:{args}': bad option {opt.strip()!r}; expected "
-                         f"margin=K with K points >= 0, {example}")
+        got = "no margin" if margin is None else f"margin={margin:g}"
+        raise ValueError(f"agent spec {spec!r}: {got}; expected margin=K with K points >= 0, "
+                         f"{example}")
     parts = rest.split(";")
     if len(parts) != 2 or not all(p.strip() for p in parts):
-        raise ValueError(f"agent spec 'safe_switch:{args}': expected two policies EXPLOIT;SAFE "
-                         f"after the margin, {example}")
+        raise ValueError(f"agent spec {spec!r}: expected two policies EXPLOIT;SAFE after the "
+                         f"margin, {example}")
     exploit = load(parts[0].strip(), seed)
     safe = load(parts[1].strip(), None if seed is None else seed + 7)   # its own stream
     return SafeSwitchAgent(exploit, safe, margin, seed)

@@ -73,6 +73,12 @@ def _plt():
     return plt
 
 
+def md_cell(x: Any) -> str:
+    """A Markdown table cell: a ``|`` inside (an agent's name) escaped, so it cannot split the
+    row (GitHub-flavoured Markdown reads ``\\|`` as a literal bar inside a table)."""
+    return str(x).replace("|", "\\|")
+
+
 def _pct(x: float) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
 
@@ -105,14 +111,15 @@ def tournament_markdown(res: dict) -> str:
              "A pts/hand | B pts/hand | hands/match |",
              "|---|---|---:|---:|---|---:|---|---:|---:|---:|"]
     for p in res["pairs"]:
-        lines.append(f"| {p['a']} | {p['b']} | {p['matches']} | {_pct(p['win_rate'])} | "
+        lines.append(f"| {md_cell(p['a'])} | {md_cell(p['b'])} | {p['matches']} | "
+                     f"{_pct(p['win_rate'])} | "
                      f"{_pct(p['win_lo'])} – {_pct(p['win_hi'])} | {_num(p['net_per_hand'])} | "
                      f"{_num(p['net_lo'])} – {_num(p['net_hi'])} | {_num(p['pts_per_hand_a'])} |"
                      f" {_num(p['pts_per_hand_b'])} | {_num(p['hands_per_match'], 1)} |")
     lines += ["", "## Ratings", "", "| rank | agent | Elo | 95% CI | matches | wins |",
               "|---:|---|---:|---|---:|---:|"]
     for k, r in enumerate(res["ratings"], 1):
-        lines.append(f"| {k} | {r['agent']} | {r['elo']:.0f} | {r['elo_lo']:.0f} – "
+        lines.append(f"| {k} | {md_cell(r['agent'])} | {r['elo']:.0f} | {r['elo_lo']:.0f} – "
                      f"{r['elo_hi']:.0f} | {r['matches']} | {r['wins']} |")
     lines += ["", METHOD_NOTES, "", "Plots: `win_matrix.png`, `ratings.png`, "
               "`points_per_hand.png`."]
@@ -194,7 +201,7 @@ def three_way_markdown(res: dict) -> str:
              "| table | agent | seats | wins | matches | win rate | 95% interval | even |",
              "|---|---|---|---|---|---|---|---|"]
     for r in res["three_way"]:
-        lines.append(f"| {r['table']} | {r['agent']} | {r['seats']} | {r['wins']} | "
+        lines.append(f"| {r['table']} | {md_cell(r['agent'])} | {r['seats']} | {r['wins']} | "
                      f"{r['matches']} | {r['win_rate']:.1%} | [{r['win_lo']:.1%}, "
                      f"{r['win_hi']:.1%}] | {r['even']:.1%} |")
     return "\n".join(lines) + "\n"
@@ -283,7 +290,7 @@ def bluff_markdown(b: dict, level: int = 1) -> str:
         for name, d in b["agents"].items():
             cells = [f"{fmt(r[value])} [{fmt(r['lo'])}, {fmt(r['hi'])}] (n={r['n']})"
                      if r["n"] else "n/a" for r in (get(d) for get in getters)]
-            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+            lines.append(f"| {md_cell(name)} | " + " | ".join(cells) + " |")
 
     rows([get for _, get in _BLUFF_COLUMNS], "rate", _pct)
     lines += ["", "| agent | points per truco bluff | per honest truco call | "
@@ -296,7 +303,7 @@ def bluff_markdown(b: dict, level: int = 1) -> str:
     for name, d in b["agents"].items():
         cells = [f"{_pct(d['answers'][k]['accept']['rate'])} (n={d['answers'][k]['accept']['n']})"
                  for k in TRUCO_NAMES + ("envido",)]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append(f"| {md_cell(name)} | " + " | ".join(cells) + " |")
     lines += ["", "Plots: " + ", ".join(f"`{f}`" for f in BLUFF_PLOTS) + "."]
     return "\n".join(lines)
 
@@ -507,7 +514,7 @@ def matches_markdown(pairs: list[dict]) -> str:
     for p in pairs:
         tail = (f"{_pct(p['even'])} |" if three else
                 f"{_num(p['net_per_hand'])} | {_num(p['net_lo'])} – {_num(p['net_hi'])} |")
-        lines.append(f"| {p['agent']} | {'2 x ' if three else ''}{p['opponent']} | "
+        lines.append(f"| {md_cell(p['agent'])} | {'2 x ' if three else ''}{md_cell(p['opponent'])} | "
                      f"{p['matches']} | {_pct(p['win_rate'])} | {_pct(p['win_lo'])} – "
                      f"{_pct(p['win_hi'])} | " + tail)
     return "\n".join(lines)
@@ -535,7 +542,7 @@ def claims_markdown(claims: dict, level: int = 2) -> str:
              "|---|" + "---:|" * (len(el) + 2)]
     for lab, s in series:
         e = s["envido_acceptance"]
-        lines.append(f"| {lab} | " + " | ".join(_bin_cell(e, i) for i in range(len(el)))
+        lines.append(f"| {md_cell(lab)} | " + " | ".join(_bin_cell(e, i) for i in range(len(el)))
                      + f" | {_ci(e['overall'])} | {_contrast_text(e['contrast'])} |")
     lines += ["", f"{h}# 2. Truco and retruco calls depend on the hand", "",
               "Call rate by strength quintile: *truco* = P(call truco | truco is open on the "
@@ -549,7 +556,7 @@ def claims_markdown(claims: dict, level: int = 2) -> str:
     for call in ("truco", "retruco"):
         for lab, s in series:
             t = s["truco_calls"][call]
-            lines.append(f"| {call} | {lab} | "
+            lines.append(f"| {call} | {md_cell(lab)} | "
                          + " | ".join(_bin_cell(t, i) for i in range(len(sl)))
                          + f" | {_ci(t['bluff_rate'])} | {_ci(t['honest_rate'])} | "
                          f"{_contrast_text(t['contrast'])} |")
@@ -569,7 +576,7 @@ def claims_markdown(claims: dict, level: int = 2) -> str:
             pt, fd = p["points"], p["fold"]
             pci = (f"{_num(pt['lo'])} – {_num(pt['hi'])}" if pt["n"] > 1 else "n/a")
             fci = f"{_pct(fd['lo'])} – {_pct(fd['hi'])}" if fd["n"] else "n/a"
-            lines.append(f"| {lab} | {kind} | {p['calls']} | {p['hands']} | "
+            lines.append(f"| {md_cell(lab)} | {kind} | {p['calls']} | {p['hands']} | "
                          f"{_num(pt['mean']) if pt['n'] else 'n/a'} | {pci} | "
                          f"{_pct(fd['rate']) if fd['n'] else 'n/a'} | {fci} | {fd['n']} |")
     lines += ["", "Plots: " + ", ".join(f"`{f}`" for f in CLAIM_PLOTS) + "; numbers: "
@@ -821,10 +828,10 @@ def _source_lines(pair: dict, a: str, b: str) -> list[str]:
         return []
     from truco_env.core import SOURCE_NAMES
     rows = ["Where the points come from (points per hand, all hands of the final matches):", "",
-            "| source | " + a + " | " + b + " | net |", "|---|---:|---:|---:|"]
+            f"| source | {md_cell(a)} | {md_cell(b)} | net |", "|---|---:|---:|---:|"]
     for name in SOURCE_NAMES:
         pa, pb = pair[f"{name}_a"], pair[f"{name}_b"]
-        rows.append(f"| {name} | {pa:.2f} | {pb:.2f} | {pa - pb:+.2f} |")
+        rows.append(f"| {md_cell(name)} | {pa:.2f} | {pb:.2f} | {pa - pb:+.2f} |")
     return rows + [""]
 
 

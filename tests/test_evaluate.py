@@ -444,3 +444,27 @@ def test_a_ray_address_where_nothing_listens_fails_at_once():
     with pytest.raises(RuntimeError, match="ray_address='127.0.0.1:1': nothing listens"):
         backends._check_listening("127.0.0.1:1")
     backends._check_listening("auto")            # left to Ray
+
+
+def test_a_bar_in_an_agent_name_does_not_split_report_rows():
+    """Markdown tables: every row of the tournament, bluff and win-rate tables keeps its header's
+    number of cells when an agent's label holds ``|`` (escaped as ``\\|``)."""
+    import re
+    from training.logger import rate_table_lines
+    res = tournament.run_tournament([("rand|a", "random"), ("heur|b", "heuristic")], 4,
+                                    GameConfig(players=2, target=9), workers=1, bluff=True,
+                                    progress=False)
+    text = report.tournament_markdown(res)
+    text += "\n" + "\n".join(rate_table_lines(
+        {"x|y": {"win_rate": 0.5, "low": 0.4, "high": 0.6, "matches": 10}}))
+    cells = lambda row: len(re.split(r"(?<!\\)\|", row))
+    tables, rows = [], 0
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            tables.append(None)
+            continue
+        if tables and tables[-1] is None or not tables:
+            tables.append(cells(line))                 # a header starts a table
+        assert cells(line) == tables[-1], line
+        rows += "rand\\|a" in line or "heur\\|b" in line or "x\\|y" in line
+    assert rows >= 8

@@ -91,9 +91,11 @@ def test_parts_read_their_own_columns_and_encoders_must_agree():
 
 
 @pytest.mark.parametrize("spec, msg", [
-    ("safe_switch:random;heuristic", "expected margin=K"),
-    ("safe_switch:margin=x:random;heuristic", "bad option 'margin=x'"),
-    ("safe_switch:margin=-2:random;heuristic", "bad option 'margin=-2'"),
+    ("safe_switch:random;heuristic", "malformed parameter 'random;heuristic'"),
+    ("safe_switch:margin=x:random;heuristic", "bad value margin='x'"),
+    ("safe_switch:margin=-2:random;heuristic", "margin=-2; expected margin=K"),
+    ("safe_switch:bound=2:random;heuristic", "unknown parameter 'bound'"),
+    ("safe_switch::random;heuristic", "no margin; expected margin=K"),
     ("safe_switch:margin=2:random", "expected two policies EXPLOIT;SAFE"),
     ("safe_switch:margin=2:random;", "expected two policies EXPLOIT;SAFE"),
     ("safe_switch:margin=2:random;heuristic:style=nope", "unknown style 'nope'"),

@@ -134,8 +134,9 @@ def eval_line(step: int, sps: int, seconds: float,
 
 def rate_table_lines(table: dict[str, dict]) -> list[str]:
     """A summary's win-rate table (``training.win_rates.rate_table``) as Markdown lines."""
+    from evaluation.report import md_cell
     return ["| opponent | win rate | 95% CI | matches |", "|---|---|---|---|",
-            *(f"| {name} | {r['win_rate']:.3f} | {r['low']:.3f}-{r['high']:.3f} | "
+            *(f"| {md_cell(name)} | {r['win_rate']:.3f} | {r['low']:.3f}-{r['high']:.3f} | "
               f"{r['matches']} |" for name, r in table.items())]
 
 
