@@ -57,3 +57,20 @@ def test_the_robust_policy_records_its_envido():
     assert settings is not None and robust_name(settings) == envido
     bot = agents.load("pretrained:robust", seed=0)
     assert bot.envido == envido and bot.envido_solver.robust == settings
+
+
+def test_the_rnr_policy_records_its_adaptive_envido_and_robust_shape():
+    """pretrained:rnr (session 26's fixed-magnet run from robust) plays the adaptive envido it
+    trained with, on a network of robust's shape (it started from robust's weights)."""
+    from agents.solved_envido import adaptive_settings, settings_name
+    info = pretrained.info("rnr")
+    settings = adaptive_settings(info["envido"])
+    assert settings is not None and settings_name("adaptive", settings) == info["envido"]
+    assert (info["players"], info["target"], info["flor"]) == (2, 30, False)
+    bot = agents.load("pretrained:rnr", seed=0)
+    assert bot.envido == info["envido"] and bot.envido_solver.adaptive == settings
+    net, _ = pretrained.load_net("rnr")
+    robust, _ = pretrained.load_net("robust")
+    assert (net.obs_size, net.hidden, net.skip) == (robust.obs_size, robust.hidden, robust.skip)
+    assert any((a != b).any() for a, b in zip(net.state_dict().values(),
+                                              robust.state_dict().values()))
