@@ -6,7 +6,8 @@ import pytest
 
 import agents
 from agents.solved_envido import (ADAPTIVE_DEFAULTS, OPPONENT_CLASSES, ROBUST_DEFAULTS,
-                                  EnvidoSolver, EnvidoSubgame, Solution, _offsets, adaptive_for,
+                                  PLAIN_PRIOR, EnvidoSolver, EnvidoSubgame, Solution, _offsets,
+                                  adaptive_for,
                                   edge_table, opponent_class, robust_for, robust_solve,
                                   settings_name, solve, subgame_for)
 from truco_env import core as C
@@ -17,6 +18,7 @@ from truco_env.rules import get_rules
 from truco_env.winprob import hand_points_distribution, win_probability_table
 
 FAMILY, RANDOM = OPPONENT_CLASSES.index("family"), OPPONENT_CLASSES.index("random")
+PLAIN = OPPONENT_CLASSES.index("plain")
 
 
 def _obs_with_mazos(rates):
@@ -33,6 +35,54 @@ def test_the_class_rule():
     mine = obs.copy()                               # my own mazos (relative seat 0) do not count
     mine[:, _offsets(COMPACT_SIZE)["reads"][0] + 4] = 1.0
     assert opponent_class(mine, 0.15).tolist() == opponent_class(obs, 0.15).tolist()
+
+
+def test_the_plain_class_rule():
+    """``plain``: at most ``calls`` envido songs a hand (with :data:`PLAIN_PRIOR`'s hands) and
+    ``shown`` points shown on average; the random read comes first, and without ``calls``
+    nobody is plain."""
+    reads = _offsets(COMPACT_SIZE)["reads"][0]
+    off = reads + READ_SIZE
+    obs = _obs_with_mazos([0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0])
+    obs[:, off] = [0.2, 0.49, 0.5, 0.2, 0.2, 0.0, 1.0]          # envido songs a hand
+    obs[:, off + 5] = np.array([27.0, 27.0, 27.0, 24.9, 27.0, 27.0, 27.0]) / 50.0  # shown
+    obs[:, reads + C.P_MAX * READ_SIZE] = np.array([10, 10, 10, 10, 10, 0, 1]) / 20.0  # hands
+    h0, r0 = PLAIN_PRIOR                      # 10 hands at 0.49 a hand: (4.9 + 0.5) / 12 = 0.45
+    assert (0.49 * 10 + h0 * r0) / (10 + h0) == pytest.approx(0.45)
+    assert opponent_class(obs, 0.15, 0.45, 25.0).tolist() == [
+        PLAIN, PLAIN, FAMILY, FAMILY, RANDOM, PLAIN, FAMILY]   # no hands yet: the prior; one
+    assert opponent_class(obs, 0.15).tolist() == [FAMILY] * 4 + [RANDOM] + [FAMILY] * 2
+    assert opponent_class(obs, 0.15, 0.1, 25.0).tolist() == [FAMILY] * 4 + [RANDOM] + \
+        [FAMILY] * 2                                            # song in hand one: 0.5 a hand
+
+
+def test_the_plain_class_is_off_by_default_and_spelled_out_when_on():
+    assert ADAPTIVE_DEFAULTS["bold"] == 0
+    assert settings_name("adaptive", ADAPTIVE_DEFAULTS) == \
+        "adaptive:p=1.0,n0=20.0,matches=2000,mazo=0.15"
+    on = {**ADAPTIVE_DEFAULTS, "bold": 2.0, "matches": 48}
+    name = settings_name("adaptive", on)
+    assert name == "adaptive:p=1.0,n0=20.0,matches=48,mazo=0.15,bold=2.0,calls=0.45,shown=25.0"
+    sols = adaptive_for(9, on)
+    assert len(sols) == len(OPPONENT_CLASSES) == 3
+    assert sols[PLAIN] is robust_for(9, iterations=300, p=1.0, n0=2.0, matches=48)
+    assert sols[FAMILY] is robust_for(9, iterations=300, p=1.0, n0=20.0, matches=48)
+    assert len(adaptive_for(9, {**on, "bold": 0.0})) == 2
+
+
+def test_a_plain_opponent_gets_the_bold_response():
+    """A real observation whose opponent has done nothing yet (the reads' priors) is plain."""
+    game = Matches(2, 2, get_rules("argentino", target=9, flor=False))
+    game.reset(seed=2)
+    obs = Encoder("compact").encode(game.S, game.tables, game.S[:, C.ACTOR])
+    on = EnvidoSolver(adaptive={**ADAPTIVE_DEFAULTS, "bold": 2.0})
+    a = ADAPTIVE_DEFAULTS
+    assert opponent_class(obs, a["mazo"], a["calls"], a["shown"]).tolist() == [PLAIN, PLAIN]
+    (n, rows, p, ids), = _TwoWays(bold=2.0)._nodes(obs, game.legal_mask())
+    assert p.argmax(axis=1).tolist() == [PLAIN, PLAIN]
+    (n, rows, p, ids), = _TwoWays()._nodes(obs, game.legal_mask())
+    assert p.argmax(axis=1).tolist() == [FAMILY, FAMILY]
+    assert on.adaptive["bold"] == 2.0
 
 
 def test_a_mazo_in_a_real_match_reads_as_random():
@@ -105,8 +155,8 @@ def test_far_ahead_in_the_truco_the_envido_takes_less_risk():
 class _TwoWays(EnvidoSolver):
     """Two solutions that differ at every node: class k always takes the node's action k."""
 
-    def __init__(self):
-        super().__init__(adaptive=dict(ADAPTIVE_DEFAULTS))
+    def __init__(self, bold: float = 0.0):
+        super().__init__(adaptive={**ADAPTIVE_DEFAULTS, "bold": bold})
 
     def solutions(self, target):
         base = solve(subgame_for(target), 2)
@@ -155,6 +205,8 @@ def test_the_adaptive_agent_plays_legally():
     ("adaptive_envido:mazo=2:heuristic", "probability"),
     ("adaptive_envido:q=1:heuristic", "unknown parameter 'q'"),
     ("adaptive_envido:n0=0:heuristic", "positive"),
+    ("adaptive_envido:bold=-1:heuristic", "expected a number >= 0, got -1"),
+    ("adaptive_envido:calls=1.5:heuristic", "probability"),
     ("adaptive_envido:", "expected a base agent"),
 ])
 def test_bad_adaptive_specs_are_named_errors(spec, match):

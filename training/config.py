@@ -99,7 +99,9 @@ class Config:
                                "every setting); adaptive (robust, and against an opponent "
                                "read as random from his mazos a response of its own, "
                                "agents.solved_envido.adaptive_for; adaptive:mazo=0.2 sets "
-                               "it). All but learned: argentino 1v1 without flor")
+                               "it; adaptive:bold=2 adds the plain class, a bolder response "
+                               "to opponents who sing little, measured exploitable and off "
+                               "by default). All but learned: argentino 1v1 without flor")
     envido_coef: float = _f(0.3, "envido=anchored: weight of KL(solution || policy) on the "
                                  "envido decisions (losses/envido_kl)")
     truco_answers: Optional[str] = _f(None, "a shipped policy (agents/pretrained, e.g. robust) "
