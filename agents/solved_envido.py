@@ -51,7 +51,8 @@ import numpy as np
 
 from truco_env import core as C
 from truco_env.cards import NUM_CARDS
-from truco_env.observe import POINTS_SCALE, READ_SIZE, Encoder, encoder_for_size
+from truco_env.observe import (POINTS_SCALE, READ_HANDS_CAP, READ_SIZE, Encoder,
+                               encoder_for_size)
 from truco_env.rules import ACTION_ID, ENVIDO_CALL_IDS, ENVIDO_CALLS, RuleSet, get_rules
 
 from .base import Agent, load, parse_params
@@ -528,6 +529,12 @@ ADAPTIVE_DEFAULTS = {**ROBUST_DEFAULTS, "mazo": 0.15, "bold": 0.0, "calls": 0.45
 PLAIN_PRIOR = (2.0, 0.25)
 
 
+def plain_on(settings: dict) -> bool:
+    """Whether adaptive ``settings`` have the ``plain`` class (``bold`` > 0): the one rule for
+    :func:`adaptive_for`, :class:`EnvidoSolver` and :func:`settings_name`."""
+    return settings.get("bold", 0.0) > 0
+
+
 def opponent_class(obs: np.ndarray, mazo: float, calls: float | None = None,
                    shown: float = ADAPTIVE_DEFAULTS["shown"]) -> np.ndarray:
     """The class (index of :data:`OPPONENT_CLASSES`) of the opponent of each row of ``obs``
@@ -541,10 +548,10 @@ def opponent_class(obs: np.ndarray, mazo: float, calls: float | None = None,
     off = reads + READ_SIZE                                   # relative seat 1: the opponent
     cls = (obs[:, off + 4] >= mazo - 1e-6).astype(np.int64)
     if calls is not None:
-        hands = obs[:, reads + C.P_MAX * READ_SIZE] * 20.0
+        hands = obs[:, reads + C.P_MAX * READ_SIZE] * READ_HANDS_CAP
         h0, r0 = PLAIN_PRIOR
         rate = (obs[:, off] * hands + h0 * r0) / (hands + h0)
-        plain = (rate <= calls + 1e-6) & (obs[:, off + 5] * 50.0 >= shown - 1e-4)
+        plain = (rate <= calls + 1e-6) & (obs[:, off + 5] * POINTS_SCALE >= shown - 1e-4)
         cls[(cls == 0) & plain] = OPPONENT_CLASSES.index("plain")
     return cls
 
@@ -609,7 +616,7 @@ def adaptive_for(target: int, settings: dict, iterations: int = 300) -> tuple[So
     robust = {k: settings[k] for k in ROBUST_DEFAULTS}
     sols = (robust_for(target, iterations=iterations, **robust),
             random_response_for(target, settings["matches"], iterations))
-    if settings.get("bold", 0.0) > 0:
+    if plain_on(settings):
         sols += (robust_for(target, iterations=iterations, **{**robust, "n0": settings["bold"]}),)
     return sols
 
@@ -757,8 +764,7 @@ class EnvidoSolver:
         if len(sols) == 1:
             return [(n, r, sols[0].strategy[n][s, t], ids) for n, r, s, t, ids in located]
         a = self.adaptive
-        cls = opponent_class(obs, a["mazo"], a["calls"] if a.get("bold", 0.0) > 0 else None,
-                             a.get("shown", ADAPTIVE_DEFAULTS["shown"]))
+        cls = opponent_class(obs, a["mazo"], a["calls"] if plain_on(a) else None, a["shown"])
         out = []
         for n, r, s, t, ids in located:
             c = cls[r]
@@ -941,7 +947,7 @@ def settings_name(kind: str, settings: dict) -> str:
     it is on)."""
     conv = {"matches": int}
     keys = [k for k in _SETTINGS[kind]
-            if not (k in _PLAIN_KEYS and settings.get("bold", 0.0) == 0)]
+            if not (k in _PLAIN_KEYS and not plain_on(settings))]
     return kind + ":" + ",".join(f"{k}={conv.get(k, float)(settings[k])}" for k in keys)
 
 

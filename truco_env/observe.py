@@ -63,6 +63,8 @@ READ_SIZE = 6
 #: The prior mean of the envido points a player shows after calling envido (about the mean of
 #: the hands that call), so that one showdown moves the read and none leaves it neutral.
 READ_PRIOR_POINTS = 27.0
+#: The ``reads`` piece's last float counts the hands played up to this many (then / this).
+READ_HANDS_CAP = 20
 #: Floats per relative seat and baza of the ``senas`` piece: the seña one-hot, then "caught".
 SENA_SIZE = SENA_MAX + 1
 
@@ -488,7 +490,8 @@ def _encode(S, K, g, seat, o, mode):
         tans = S[g, r + C.READ_TRUCO_ANS]
         o[O_TREADS + 2 * rel] = (S[g, r + C.READ_TRUCO_FOLD] + 1.0) / (tans + 2.0)
         o[O_TREADS + 2 * rel + 1] = min(tans / hands, 1.0)
-    o[O_READS + P6 * READ_SIZE] = min(max(S[g, C.HAND_NO] - 1, 0), 20) / 20.0
+    o[O_READS + P6 * READ_SIZE] = min(max(S[g, C.HAND_NO] - 1, 0), READ_HANDS_CAP) \
+        / float(READ_HANDS_CAP)
     if K[K_SENAS] != 0:
         _encode_senas(S, K, g, seat, o)
     first = 0                      # pica-pica: the history starts with the duel in progress
