@@ -207,6 +207,8 @@ def test_the_adaptive_agent_plays_legally():
     ("adaptive_envido:n0=0:heuristic", "positive"),
     ("adaptive_envido:bold=-1:heuristic", "expected a number >= 0, got -1"),
     ("adaptive_envido:calls=1.5:heuristic", "probability"),
+    ("adaptive_envido:matches=0:heuristic", "expected a positive number, got 0"),
+    ("adaptive_envido:shown=-2:heuristic", "expected a number >= 0, got -2.0"),
     ("adaptive_envido:", "expected a base agent"),
 ])
 def test_bad_adaptive_specs_are_named_errors(spec, match):
