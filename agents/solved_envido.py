@@ -223,6 +223,11 @@ class Solution:
         (arrays of one length), ``[n, actions]``."""
         return self.rows(self.game.index[key], mano_score, pie_score, points)
 
+    def per_action(self) -> list[np.ndarray]:
+        """The strategy per node as the solver's functions take it, ``[A, S, K]`` (views of
+        :attr:`strategy`, which is ``[S, K, A]`` for row lookups)."""
+        return [np.moveaxis(x, 2, 0) for x in self.strategy]
+
     def rows(self, node: int, mano_score, pie_score, points) -> np.ndarray:
         """:meth:`probs` by node index."""
         g = self.game
@@ -474,7 +479,7 @@ def robust_for(target: int, p: float = ROBUST_DEFAULTS["p"], n0: float = ROBUST_
     game = subgame_for(target)
 
     def compute() -> Solution:
-        eq = [np.moveaxis(x, 2, 0) for x in solution_for(target, iterations).strategy]
+        eq = solution_for(target, iterations).per_action()
         model, conf = observed_for(target, matches).model(eq, p, n0)
         return robust_solve(game, model, conf, iterations)
 
@@ -603,7 +608,7 @@ def random_response_for(target: int, matches: int = ADAPTIVE_DEFAULTS["matches"]
     ahead = EnvidoSubgame(rules, W)
 
     def compute() -> Solution:
-        eq = [np.moveaxis(x, 2, 0) for x in solution_for(target, iterations).strategy]
+        eq = solution_for(target, iterations).per_action()
         model, conf = observe(("random",), matches, target, seed=13).model(eq, 1.0, 1.0)
         return robust_solve(ahead, model, conf, iterations,
                             pie_game=EnvidoSubgame(rules, 1.0 - W.T))
@@ -889,9 +894,9 @@ def _params(text: str, spec: str, defaults: dict) -> dict:
             return x
         return f
 
-    positive, at_least_zero = above_zero(float, True), above_zero(float, False)
-    kinds = {"p": unit, "n0": positive, "matches": above_zero(int, True), "mazo": unit,
-             "bold": at_least_zero, "calls": unit, "shown": at_least_zero}
+    kinds = {"p": unit, "n0": above_zero(float, True), "matches": above_zero(int, True),
+             "mazo": unit, "bold": above_zero(float, False), "calls": unit,
+             "shown": above_zero(float, False)}
     return {**defaults, **parse_params(text, {k: kinds[k] for k in defaults}, spec)}
 
 

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 from agents import solved_envido as SE
 
 #: The node-wise mixtures of ``--mixes``: a name and which nodes take the bold response.
@@ -34,21 +32,19 @@ MIXES = {
 }
 
 
-def _internal(sol: SE.Solution) -> list[np.ndarray]:
-    return [np.moveaxis(x, 2, 0) for x in sol.strategy]
-
-
 def frontier(target: int, n0s: list[float], matches: int = SE.ROBUST_DEFAULTS["matches"],
              mixes: bool = False) -> list[dict]:
     """Rows ``{name, nash_conv_00, nash_conv_mean, family_00, family_mean}``: per strategy,
     its NashConv and its value against the family model (match win probability as the mano
     plus as the pie, minus 1: 0 is even) at 0-0 and averaged over the score states."""
     game = SE.subgame_for(target)
-    eq = _internal(SE.solution_for(target))
-    family, _ = SE.observed_for(target, matches).model(eq, 1.0, 1e12)
+    eq = SE.solution_for(target).per_action()
+    # The family's observed strategy itself (the equilibrium where it never acted); the
+    # confidence that model() also returns is the data-biased solver's, not used here.
+    family, _ = SE.observed_for(target, matches).model(eq, 1.0, 1.0)
     strategies = {"equilibrium": eq}
     for n0 in n0s:
-        strategies[f"n0={n0:g}"] = _internal(SE.robust_for(target, n0=n0, matches=matches))
+        strategies[f"n0={n0:g}"] = SE.robust_for(target, n0=n0, matches=matches).per_action()
     if mixes and len(n0s) >= 2:
         safe, bold = strategies[f"n0={n0s[0]:g}"], strategies[f"n0={n0s[-1]:g}"]
         for name, rule in MIXES.items():
