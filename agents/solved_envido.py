@@ -520,6 +520,9 @@ def robust_for(target: int, p: float = ROBUST_DEFAULTS["p"], n0: float = ROBUST_
 # branch ``experiment/envido-read``): its best response still won 74% in 30 minutes, from
 # inside the limits the family's own spread over a match needs; and no static strategy between
 # the robust and the bold response meets both targets (``examples/envido_frontier.py``).
+# Session 35 gated it on the tantos won in the match instead (layout 8, branch
+# ``experiment/safe-envido``): every family target met, and a best response still won 70% by
+# handing the robust response cheap tantos to reopen the gate.
 
 #: The adaptive envido's opponent classes (:func:`opponent_class` returns their index).
 OPPONENT_CLASSES = ("family", "random", "plain")
