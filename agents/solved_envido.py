@@ -75,6 +75,12 @@ class Node:
     actions: tuple[str, ...]
     children: tuple
 
+    @property
+    def calls(self) -> int:
+        """The calls pending at this decision: 0 at an opening, 1 answering the opening call,
+        2 or more answering a raise (the one rule for telling the three apart)."""
+        return len(self.key[2])
+
 
 def unsolvable(rules: RuleSet, players: int = 2) -> str | None:
     """Why the model below does not describe this game (``None`` when it does): the one rule

@@ -25,10 +25,10 @@ from agents import solved_envido as SE
 
 #: The node-wise mixtures of ``--mixes``: a name and which nodes take the bold response.
 MIXES = {
-    "bold openings and first answers": lambda n: n.key[0] == "open" or len(n.key[2]) == 1,
-    "bold openings": lambda n: n.key[0] == "open",
-    "bold first answers": lambda n: n.key[0] == "answer" and len(n.key[2]) == 1,
-    "bold answers": lambda n: n.key[0] == "answer",
+    "bold openings and first answers": lambda n: n.calls <= 1,
+    "bold openings": lambda n: n.calls == 0,
+    "bold first answers": lambda n: n.calls == 1,
+    "bold answers": lambda n: n.calls >= 1,
 }
 
 
