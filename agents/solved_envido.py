@@ -528,7 +528,10 @@ def robust_for(target: int, p: float = ROBUST_DEFAULTS["p"], n0: float = ROBUST_
 # the robust and the bold response meets both targets (``examples/envido_frontier.py``).
 # Session 35 gated it on the tantos won in the match instead (layout 8, branch
 # ``experiment/safe-envido``): every family target met, and a best response still won 70% by
-# handing the robust response cheap tantos to reopen the gate.
+# handing the robust response cheap tantos to reopen the gate.  Session 36 priced each hand
+# against the robust response's expected points given our own (layout 8's ``envido_log``,
+# branch ``experiment/ev-gate``): 63% for its best response, which wins the matches with a
+# falta on the one hand no log prices (docs/training.md, "Session 36").
 
 #: The adaptive envido's opponent classes (:func:`opponent_class` returns their index).
 OPPONENT_CLASSES = ("family", "random", "plain")
