@@ -50,7 +50,8 @@ CTX_FREE, CTX_TRUCO, CTX_ENVIDO, CTX_FLOR = 0, 1, 2, 3
 EVENT_FIELDS = ("gid", "agent", "seat", "players", "hand_no", "step", "baza", "position", "ctx",
                 "level", "chain", "action", "can_truco", "can_envido", "envido", "strength",
                 "percentile")
-HAND_FIELDS = ("gid", "hand_no", "pts0", "pts1", "pts2")
+HAND_FIELDS = ("gid", "hand_no", "pts0", "pts1", "pts2", "env0", "env1", "env2", "side0",
+               "side1")
 
 TRUCO_NAMES = ("truco", "retruco", "vale_cuatro")
 STRENGTH_BINS = np.linspace(0.0, 1.0, 11)
@@ -77,7 +78,10 @@ class EventLog:
     (envido, real or falta, opening or raising) is legal.  ``position``: 0 mano, 1 pie (last
     to play), 2 in between, in the hand or, in pica-pica, in the duel in progress (its mano
     and its rival).  ``players``: 3 in the three-player modes, whose hand points ``pts0..2``
-    are per seat (else ``pts0``, ``pts1`` by team).  Fill it with the hooks of :meth:`watch`.
+    are per seat (else ``pts0``, ``pts1`` by team); ``env0..2`` are the envido points among
+    them (``core.SRC_ENVIDO``), ``side0``/``side1`` the agent index of team 0's and team 1's
+    seats in a team game (-1 in the three-player modes).  Fill it with the hooks of
+    :meth:`watch`.
     """
 
     def __init__(self):
@@ -165,11 +169,24 @@ class Watcher:
         if len(games) == 0:
             return
         S = game.S
+        # the hand's envido points per side, from its log: by team in a team game, by the
+        # player who scored them in the three-player modes (as HAND_PTS counts them)
+        kind, seat, team, value, detail = C.unpack_event(S[games, C.LOG:C.LOG + C.LOG_MAX])
+        logged = np.arange(C.LOG_MAX)[None, :] < S[games, C.LOG_LEN][:, None]
+        scored = logged & (kind == C.EV_POINTS) & (detail == C.SRC_ENVIDO)
+        side = np.where(seat >= 0, seat, team)
+        env = {f"env{k}": np.where(scored & (side == k), value, 0).sum(axis=1).astype(np.int16)
+               for k in range(3)}
+        teams = S[games, C.NPLAYERS] != 3
         self.log.hands.append({"gid": self.gid[games],
                                "hand_no": S[games, C.HAND_NO].astype(np.int32),
                                "pts0": S[games, C.HAND_PTS].astype(np.int16),
                                "pts1": S[games, C.HAND_PTS + 1].astype(np.int16),
-                               "pts2": S[games, C.HAND_PTS + 2].astype(np.int16)})
+                               "pts2": S[games, C.HAND_PTS + 2].astype(np.int16), **env,
+                               "side0": np.where(teams, self.seat_agent[games, 0], -1
+                                                 ).astype(np.int16),
+                               "side1": np.where(teams, self.seat_agent[games, 1], -1
+                                                 ).astype(np.int16)})
 
 
 def concat_tables(parts: list[dict[str, np.ndarray]], fields: Sequence[str]) -> dict:
@@ -299,6 +316,69 @@ def _answers(ev: dict) -> np.ndarray:
     return out
 
 
+#: The letters of the envido calls in a chain (rules.ENVIDO_CHAIN).
+_CHAIN_LETTER = {C.A_ENVIDO: "E", C.A_REAL: "R", C.A_FALTA: "F"}
+#: How an envido chain ended, by the action that answered its last call.
+_ENVIDO_END = {C.A_QUIERO: "quiero", C.A_NO_QUIERO: "no quiero"}
+_POSITIONS = ("mano", "pie", "middle")
+
+
+def envido_sources(ev: dict, hands: dict, names: Sequence[str]) -> dict[str, dict]:
+    """Per agent: where its side's envido points come from, by kind of hand.
+
+    A hand's kind is who opened the envido (``it``: the agent's side, ``rival``, or ``none``),
+    the opener's position (mano, pie, middle), the chain of calls (``"EF"``: envido, then falta
+    envido over it) and how it ended (``quiero``: a showdown, ``no quiero``, ``unanswered``).
+    Each row gives the share of the agent's hands of that kind and the envido points per hand
+    that its side and the other scored in them, over all its hands, so the rows' nets add up to
+    the agent's envido net per hand.  Team games only (the three-player modes have three
+    sides); a side played by the same agent on both teams (self-play) counts once per side.
+    """
+    ev = {k: np.asarray(v) for k, v in ev.items()}
+    out: dict[str, dict] = {}
+    if not len(hands.get("gid", ())) or "side0" not in hands:
+        return out
+    answer = _answers(ev)
+    act = ev["action"].astype(np.int64)
+    call = (act >= C.A_ENVIDO) & (act <= C.A_FALTA)
+    order = np.lexsort((ev["step"], ev["gid"]))
+    order = order[call[order]]
+    opened: dict[int, list] = {}      # hand key -> [opener team, position, chain, end]
+    for i in order:
+        key = int(ev["gid"][i]) * 4096 + int(ev["hand_no"][i])
+        if key not in opened:
+            opened[key] = [int(ev["seat"][i]) % 2, _POSITIONS[int(ev["position"][i])], "", ""]
+        row = opened[key]
+        row[2] += _CHAIN_LETTER[int(act[i])]
+        row[3] = _ENVIDO_END.get(int(answer[i]), "unanswered")
+    gid, hand_no = np.asarray(hands["gid"]), np.asarray(hands["hand_no"])
+    env = np.stack([np.asarray(hands[f"env{k}"], np.float64) for k in range(2)], axis=1)
+    sides = np.stack([np.asarray(hands["side0"]), np.asarray(hands["side1"])], axis=1)
+    for a, name in enumerate(names):
+        kinds: dict[tuple, np.ndarray] = {}
+        total = 0
+        for h in np.flatnonzero((sides == a).any(axis=1)):
+            info = opened.get(int(gid[h]) * 4096 + int(hand_no[h]))
+            for team in np.flatnonzero(sides[h] == a):
+                if info is None:
+                    k = ("none", "", "", "")
+                else:
+                    k = ("it" if info[0] == team else "rival", *info[1:])
+                acc = kinds.setdefault(k, np.zeros(3))
+                acc += (1.0, env[h, team], env[h, 1 - team])
+                total += 1
+        if not total:
+            continue
+        rows = [{"opener": k[0], "position": k[1], "chain": k[2], "end": k[3],
+                 "share": v[0] / total, "mine": v[1] / total, "theirs": v[2] / total,
+                 "net": (v[1] - v[2]) / total}
+                for k, v in sorted(kinds.items(), key=lambda kv: -kv[1][0])]
+        out[name] = {"hands": total, "rows": rows,
+                     "mine": sum(r["mine"] for r in rows),
+                     "theirs": sum(r["theirs"] for r in rows)}
+    return out
+
+
 def _binned(x, cond, hit, bins):
     idx = np.clip(np.digitize(x, bins) - 1, 0, len(bins) - 2)
     k = np.bincount(idx[cond & hit], minlength=len(bins) - 1)
@@ -413,6 +493,8 @@ def bluff_analytics(ev: dict, hands: dict, names: Sequence[str]) -> dict[str, An
             "truco_by_strength": _hand_level(key, me & opp_t, me & tcall, s, STRENGTH_BINS),
         }
         out["agents"][name] = d
+    for name, src in envido_sources(ev, hands, names).items():
+        out["agents"][name]["envido_sources"] = src
     return out
 
 

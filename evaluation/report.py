@@ -304,8 +304,40 @@ def bluff_markdown(b: dict, level: int = 1) -> str:
         cells = [f"{_pct(d['answers'][k]['accept']['rate'])} (n={d['answers'][k]['accept']['n']})"
                  for k in TRUCO_NAMES + ("envido",)]
         lines.append(f"| {md_cell(name)} | " + " | ".join(cells) + " |")
+    for name, d in b["agents"].items():
+        if "envido_sources" in d:
+            lines += [""] + envido_sources_lines(name, d["envido_sources"])
     lines += ["", "Plots: " + ", ".join(f"`{f}`" for f in BLUFF_PLOTS) + "."]
     return "\n".join(lines)
+
+
+#: Rows of an envido-sources table before the rest is summed as "other".
+SOURCE_ROWS = 16
+
+
+def envido_sources_lines(name: str, src: dict) -> list[str]:
+    """The table of :func:`evaluation.bluff.envido_sources` for one agent: the most common
+    kinds of hand, the rest summed, and the total."""
+    rows = src["rows"]
+    lines = [f"Where the envido points of {md_cell(name)}'s side come from ({src['hands']} "
+             f"hands; opener: who sang the first envido call, chain: E envido, R real envido, "
+             f"F falta envido, in order; points per hand over all hands):", "",
+             "| opener | position | chain | end | share of hands | its points | rival's | net |",
+             "|---|---|---|---|---:|---:|---:|---:|"]
+
+    def line(cells, share, mine, theirs):
+        lines.append("| " + " | ".join(cells) + f" | {_pct(share)} | {mine:.3f} | "
+                     f"{theirs:.3f} | {mine - theirs:+.3f} |")
+
+    for r in rows[:SOURCE_ROWS]:
+        line((r["opener"], r["position"], r["chain"], r["end"]), r["share"], r["mine"],
+             r["theirs"])
+    rest = rows[SOURCE_ROWS:]
+    if rest:
+        line(("other", "", "", ""), sum(r["share"] for r in rest),
+             sum(r["mine"] for r in rest), sum(r["theirs"] for r in rest))
+    line(("**all**", "", "", ""), 1.0, src["mine"], src["theirs"])
+    return lines
 
 
 BLUFF_PLOTS = ("bluff_truco_calls_by_strength.png", "bluff_truco_answers_by_strength.png",
