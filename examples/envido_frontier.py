@@ -13,7 +13,13 @@ the family more) and for the equilibrium, at the score 0-0 and averaged over the
 ``--mixes`` adds strategies that take the boldest response (the last ``--n0``) at some nodes
 and the first at the others (at our openings, at answers to the opening call, at every
 answer): node-wise mixtures of two responses are not on the frontier, so a mixture that keeps
-the bold openings does not keep the bold response's exploitability either.  What a
+the bold openings does not keep the bold response's exploitability either.
+
+``--kinds A B C`` (repeatable) adds one data-biased response solved with a confidence of its
+own at each kind of the opponent's decision (``Node.calls``): ``n0`` A at his openings, B at
+his answers to our opening call, C at his answers to our raises (``inf``: the equilibrium
+there).  Unlike a mixture it is one consistent solve, so it asks whether trusting the family
+at one kind of decision only is a better trade than one ``n0`` everywhere (session 38: no).  What a
 30-minute best response wins in the full game at each point is measured in docs/training.md
 (session 34); the subgame's figures rank strategies in minutes, not hours.
 """
@@ -32,8 +38,30 @@ MIXES = {
 }
 
 
+def by_kind(target: int, n0s: tuple[float, float, float],
+            matches: int = SE.ROBUST_DEFAULTS["matches"], iterations: int = 300) -> list:
+    """The data-biased response (:func:`agents.solved_envido.robust_solve`) whose confidence
+    in the family model is that of ``n0s[k]`` at the opponent's decisions with ``k`` calls
+    pending (``Node.calls``, 2 or more counted as 2; ``inf``: no confidence, the equilibrium's
+    play there), per node ``[A, S, K]``."""
+    game = SE.subgame_for(target)
+    eq = SE.solution_for(target).per_action()
+    observed = SE.observed_for(target, matches)
+    per_kind = [observed.model(eq, 0.0, 1.0) if n0 == float("inf")
+                else observed.model(eq, 1.0, n0) for n0 in n0s]
+    kind = [min(n.calls, 2) for n in game.nodes]
+    model = [per_kind[k][0][i] for i, k in enumerate(kind)]
+    conf = [per_kind[k][1][i] for i, k in enumerate(kind)]
+    return SE.robust_solve(game, model, conf, iterations).per_action()
+
+
+def kinds_name(n0s) -> str:
+    """The row name of a :func:`by_kind` response."""
+    return "n0 open/answer/raise=" + "/".join(f"{x:g}" for x in n0s)
+
+
 def frontier(target: int, n0s: list[float], matches: int = SE.ROBUST_DEFAULTS["matches"],
-             mixes: bool = False) -> list[dict]:
+             mixes: bool = False, kinds: list | None = None) -> list[dict]:
     """Rows ``{name, nash_conv_00, nash_conv_mean, family_00, family_mean}``: per strategy,
     its NashConv and its value against the family model (match win probability as the mano
     plus as the pie, minus 1: 0 is even) at 0-0 and averaged over the score states."""
@@ -49,6 +77,8 @@ def frontier(target: int, n0s: list[float], matches: int = SE.ROBUST_DEFAULTS["m
         safe, bold = strategies[f"n0={n0s[0]:g}"], strategies[f"n0={n0s[-1]:g}"]
         for name, rule in MIXES.items():
             strategies[name] = [b if rule(n) else s for n, b, s in zip(game.nodes, bold, safe)]
+    for n0k in kinds or []:
+        strategies[kinds_name(n0k)] = by_kind(target, tuple(n0k), matches)
     rows = []
     for name, strat in strategies.items():
         nc = SE.nash_conv(game, strat)
@@ -69,13 +99,22 @@ def main(argv=None) -> None:
                     help="matches of the family observed (default %(default)s)")
     ap.add_argument("--mixes", action="store_true",
                     help="add node-wise mixtures of the first and last --n0 responses")
+    ap.add_argument("--kinds", type=float, nargs=3, action="append", metavar=("OPEN", "ANSWER",
+                    "RAISE"), help="add a response with its own n0 at the opponent's openings, "
+                    "answers to our opening and answers to our raises (inf: the equilibrium "
+                    "there); repeatable")
     args = ap.parse_args(argv)
     if any(n <= 0 for n in args.n0):
         ap.error(f"--n0 {args.n0}: expected positive numbers")
+    for k in args.kinds or []:
+        if any(not n > 0 for n in k):
+            ap.error(f"--kinds {' '.join(f'{x:g}' for x in k)}: expected three positive "
+                     f"numbers (or inf)")
     print(f"pricing the equilibrium and {len(args.n0)} responses"
-          f"{' and their mixtures' if args.mixes else ''} (solves are cached on disk; an uncached "
+          f"{' and their mixtures' if args.mixes else ''}"
+          f"{f' and {len(args.kinds)} by kind' if args.kinds else ''} (solves are cached on disk; an uncached "
           f"one takes up to a minute)", flush=True)
-    rows = frontier(args.target, args.n0, args.matches, args.mixes)
+    rows = frontier(args.target, args.n0, args.matches, args.mixes, args.kinds)
     print(f"{'strategy':34s} {'NashConv 0-0':>13s} {'mean':>8s} {'vs family 0-0':>14s} "
           f"{'mean':>8s}")
     for r in rows:

@@ -30,3 +30,27 @@ def test_trusting_the_family_more_takes_more_and_gives_more(capsys):
     assert "NashConv 0-0" in out and "n0=2 " in out
     with pytest.raises(SystemExit):
         frontier.main(["--n0", "0"])
+
+
+def test_a_response_by_kind_is_one_solve_with_a_confidence_per_kind(capsys):
+    """One n0 at every kind is the data-biased response itself; no confidence anywhere (inf)
+    is the equilibrium; trusting the family only at his answers to our opening lies between
+    the two on both figures; a bad --kinds is a named error."""
+    import numpy as np
+    from agents import solved_envido as SE
+
+    same = frontier.by_kind(9, (20.0, 20.0, 20.0), matches=48)
+    robust = SE.robust_for(9, n0=20.0, matches=48).per_action()
+    assert all(np.allclose(a, b) for a, b in zip(same, robust))
+    inf = float("inf")
+    rows = {r["name"]: r for r in frontier.frontier(
+        9, [2.0], matches=48, kinds=[(inf, inf, inf), (inf, 2.0, inf)])}
+    none, answers, bold = (rows[frontier.kinds_name((inf, inf, inf))],
+                           rows[frontier.kinds_name((inf, 2.0, inf))], rows["n0=2"])
+    assert none["nash_conv_mean"] == pytest.approx(0.0, abs=2e-3)
+    assert none["family_mean"] < answers["family_mean"] < bold["family_mean"]
+    assert none["nash_conv_mean"] < answers["nash_conv_mean"]
+    frontier.main(["--target", "9", "--n0", "2", "--matches", "48", "--kinds", "20", "2", "inf"])
+    assert "n0 open/answer/raise=20/2/inf" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        frontier.main(["--kinds", "20", "0", "2"])
