@@ -354,25 +354,31 @@ def envido_sources(ev: dict, hands: dict, names: Sequence[str]) -> dict[str, dic
     gid, hand_no = np.asarray(hands["gid"]), np.asarray(hands["hand_no"])
     env = np.stack([np.asarray(hands[f"env{k}"], np.float64) for k in range(2)], axis=1)
     sides = np.stack([np.asarray(hands["side0"]), np.asarray(hands["side1"])], axis=1)
+    # per hand and side: the kind's index (the opener seen from that side)
+    kinds: list[tuple] = [("none", "", "", "")]
+    index = {kinds[0]: 0}
+    kind = np.zeros((len(gid), 2), np.int64)
+    for h, key in enumerate((gid.astype(np.int64) * 4096 + hand_no).tolist()):
+        info = opened.get(key)
+        if info is None:
+            continue
+        for team in (0, 1):
+            k = ("it" if info[0] == team else "rival", *info[1:])
+            kind[h, team] = index.setdefault(k, len(kinds))
+            if kind[h, team] == len(kinds):
+                kinds.append(k)
     for a, name in enumerate(names):
-        kinds: dict[tuple, np.ndarray] = {}
-        total = 0
-        for h in np.flatnonzero((sides == a).any(axis=1)):
-            info = opened.get(int(gid[h]) * 4096 + int(hand_no[h]))
-            for team in np.flatnonzero(sides[h] == a):
-                if info is None:
-                    k = ("none", "", "", "")
-                else:
-                    k = ("it" if info[0] == team else "rival", *info[1:])
-                acc = kinds.setdefault(k, np.zeros(3))
-                acc += (1.0, env[h, team], env[h, 1 - team])
-                total += 1
+        h, team = np.nonzero(sides == a)
+        total = len(h)
         if not total:
             continue
-        rows = [{"opener": k[0], "position": k[1], "chain": k[2], "end": k[3],
-                 "share": v[0] / total, "mine": v[1] / total, "theirs": v[2] / total,
-                 "net": (v[1] - v[2]) / total}
-                for k, v in sorted(kinds.items(), key=lambda kv: -kv[1][0])]
+        acc = np.zeros((len(kinds), 3))
+        np.add.at(acc, kind[h, team], np.stack([np.ones(total), env[h, team],
+                                                env[h, 1 - team]], axis=1))
+        rows = [{"opener": kinds[k][0], "position": kinds[k][1], "chain": kinds[k][2],
+                 "end": kinds[k][3], "share": acc[k, 0] / total, "mine": acc[k, 1] / total,
+                 "theirs": acc[k, 2] / total, "net": (acc[k, 1] - acc[k, 2]) / total}
+                for k in np.argsort(-acc[:, 0], kind="stable") if acc[k, 0] > 0]
         out[name] = {"hands": total, "rows": rows,
                      "mine": sum(r["mine"] for r in rows),
                      "theirs": sum(r["theirs"] for r in rows)}
