@@ -815,6 +815,10 @@ def write_exploit(spec: str, curve: list[dict], run: dict, final: dict, folder: 
             "best_response": run["checkpoint"],
             "files": ["learning_curve.png", "curve.csv", "final.csv", "best_response/",
                       "train.log"]}
+    agents = (final.get("bluff") or {}).get("agents", {})
+    sources = agents.get(final["agents"][0]["label"], {}).get("envido_sources")
+    if sources:
+        data["envido_sources"] = sources
     write_json(folder / "results.json", data)
     c = final["config"]
     if three:
@@ -844,6 +848,7 @@ def write_exploit(spec: str, curve: list[dict], run: dict, final: dict, folder: 
         "Learning curve: `learning_curve.png` (`curve.csv`); the best response is the training "
         f"run `best_response/` (usable as `checkpoint:{run['checkpoint']}`).", "",
         *_source_lines(p, "best response", spec),
+        *([*envido_sources_lines("the best response", sources), ""] if sources else []),
         "The trainer is train.py's PPO with `opponent` set to the frozen agent, "
         "`opponent_weight=1` and no self-play (the learner plays every seat of one team; in "
         "the three-player modes one seat, the frozen agent the other two)."])

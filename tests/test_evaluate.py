@@ -394,6 +394,9 @@ def test_exploit_end_to_end(tmp_path):
     assert (out / "best_response" / "checkpoints" / "latest.pt").is_file()
     assert "Lower is better" in (out / "report.md").read_text()
     assert "| truco |" in (out / "report.md").read_text()       # where the points come from
+    # where its envido points come from, by kind of hand (evaluation.bluff.envido_sources)
+    assert "Where the envido points of the best response's side" in (out / "report.md").read_text()
+    assert sum(r["share"] for r in data["envido_sources"]["rows"]) == pytest.approx(1.0)
 
 
 def test_parse_budget():
