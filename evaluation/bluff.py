@@ -40,7 +40,8 @@ import numpy as np
 from truco_env import core as C
 from truco_env.game import IllegalActionError, Matches, RecordedDeals, rules_from_dict
 from truco_env.records import load_record
-from truco_env.rules import ACTION_ID
+from truco_env.rules import ACTION_ID, ENVIDO_CALL_IDS
+from truco_env.view import hand_points_by_source
 from truco_env.strength import points_distributions, rank_key, strength_table
 
 from .stats import Z95, mean_interval, rate_bands, wilson
@@ -78,10 +79,10 @@ class EventLog:
     (envido, real or falta, opening or raising) is legal.  ``position``: 0 mano, 1 pie (last
     to play), 2 in between, in the hand or, in pica-pica, in the duel in progress (its mano
     and its rival).  ``players``: 3 in the three-player modes, whose hand points ``pts0..2``
-    are per seat (else ``pts0``, ``pts1`` by team); ``env0..2`` are the envido points among
-    them (``core.SRC_ENVIDO``), ``side0``/``side1`` the agent index of team 0's and team 1's
-    seats in a team game (-1 in the three-player modes).  Fill it with the hooks of
-    :meth:`watch`.
+    are per seat (else ``pts0``, ``pts1`` by team); ``env0..2`` are the envido points each
+    team scored (:func:`truco_env.view.hand_points_by_source`), ``side0``/``side1`` the agent
+    index of team 0's and team 1's seats in a team game (-1 in the three-player modes).  Fill
+    it with the hooks of :meth:`watch`.
     """
 
     def __init__(self):
@@ -169,14 +170,8 @@ class Watcher:
         if len(games) == 0:
             return
         S = game.S
-        # the hand's envido points per side, from its log: by team in a team game, by the
-        # player who scored them in the three-player modes (as HAND_PTS counts them)
-        kind, seat, team, value, detail = C.unpack_event(S[games, C.LOG:C.LOG + C.LOG_MAX])
-        logged = np.arange(C.LOG_MAX)[None, :] < S[games, C.LOG_LEN][:, None]
-        scored = logged & (kind == C.EV_POINTS) & (detail == C.SRC_ENVIDO)
-        side = np.where(seat >= 0, seat, team)
-        env = {f"env{k}": np.where(scored & (side == k), value, 0).sum(axis=1).astype(np.int16)
-               for k in range(3)}
+        envido = hand_points_by_source(S, games)[:, :, C.SRC_ENVIDO]       # [games, team]
+        env = {f"env{k}": envido[:, k].astype(np.int16) for k in range(3)}
         teams = S[games, C.NPLAYERS] != 3
         self.log.hands.append({"gid": self.gid[games],
                                "hand_no": S[games, C.HAND_NO].astype(np.int32),
@@ -263,6 +258,18 @@ def events_from_records(records: Sequence[dict], log: EventLog | None = None,
 
 
 # ============================================================================ analytics
+#: Hands of a match per game id in a hand key (:func:`_hand_key`); a match has far fewer.
+_HANDS_PER_GAME = 4096
+#: The positions of EventLog's ``position`` (mano, pie, in between).
+_POSITIONS = ("mano", "pie", "middle")
+
+
+def _hand_key(gid, hand_no) -> np.ndarray:
+    """One int64 per hand of a game (``gid``, ``hand_no``): the key that joins decisions to
+    hands, the one rule for it."""
+    return np.asarray(gid, np.int64) * _HANDS_PER_GAME + np.asarray(hand_no, np.int64)
+
+
 def _join_hand_points(ev: dict, hands: dict) -> np.ndarray:
     """Net points of the hand of each event for the acting seat: its team's points minus the
     other team's; in the three-player modes (``players`` 3) its own points minus the mean of
@@ -270,12 +277,12 @@ def _join_hand_points(ev: dict, hands: dict) -> np.ndarray:
     ``reward="points"`` counts them."""
     if len(ev["gid"]) == 0:
         return np.zeros(0)
-    hk = hands["gid"] * 4096 + hands["hand_no"]
+    hk = _hand_key(hands["gid"], hands["hand_no"])
     order = np.argsort(hk)
     hk = hk[order]
     pts = np.stack([np.asarray(hands.get(f"pts{k}", np.zeros(len(hk))), np.float64)[order]
                     for k in range(3)], axis=1)
-    ek = ev["gid"] * 4096 + ev["hand_no"]
+    ek = _hand_key(ev["gid"], ev["hand_no"])
     pos = np.clip(np.searchsorted(hk, ek), 0, max(len(hk) - 1, 0))
     found = hk[pos] == ek if len(hk) else np.zeros(len(ek), bool)
     if not len(hk):
@@ -298,13 +305,13 @@ def _answers(ev: dict) -> np.ndarray:
     if n == 0:
         return out
     order = np.lexsort((ev["step"], ev["gid"]))
-    gid, hand, ctx, act = (ev[k][order] for k in ("gid", "hand_no", "ctx", "action"))
+    ctx, act = (ev[k][order] for k in ("ctx", "action"))
+    keys = _hand_key(ev["gid"][order], ev["hand_no"][order]).tolist()
     truco_call = (act >= C.A_TRUCO) & (act <= C.A_VALE4)
     env_call = (act >= C.A_ENVIDO) & (act <= C.A_FALTA)
     pending_t: dict[int, int] = {}
     pending_e: dict[int, int] = {}
-    for i in range(n):
-        g = int(gid[i]) * 4096 + int(hand[i])
+    for i, g in enumerate(keys):
         if ctx[i] == CTX_TRUCO and g in pending_t:
             out[order[pending_t.pop(g)]] = act[i]
         if ctx[i] == CTX_ENVIDO and g in pending_e:
@@ -316,11 +323,11 @@ def _answers(ev: dict) -> np.ndarray:
     return out
 
 
-#: The letters of the envido calls in a chain (rules.ENVIDO_CHAIN).
-_CHAIN_LETTER = {C.A_ENVIDO: "E", C.A_REAL: "R", C.A_FALTA: "F"}
+#: The letters of the envido calls in a chain (rules.ENVIDO_CHAIN: E, R, F in the order of
+#: rules.ENVIDO_CALL_IDS).
+_CHAIN_LETTER = dict(zip(ENVIDO_CALL_IDS, "ERF"))
 #: How an envido chain ended, by the action that answered its last call.
 _ENVIDO_END = {C.A_QUIERO: "quiero", C.A_NO_QUIERO: "no quiero"}
-_POSITIONS = ("mano", "pie", "middle")
 
 
 def envido_sources(ev: dict, hands: dict, names: Sequence[str]) -> dict[str, dict]:
@@ -344,8 +351,8 @@ def envido_sources(ev: dict, hands: dict, names: Sequence[str]) -> dict[str, dic
     order = np.lexsort((ev["step"], ev["gid"]))
     order = order[call[order]]
     opened: dict[int, list] = {}      # hand key -> [opener team, position, chain, end]
-    for i in order:
-        key = int(ev["gid"][i]) * 4096 + int(ev["hand_no"][i])
+    keys = _hand_key(ev["gid"][order], ev["hand_no"][order]).tolist()
+    for i, key in zip(order, keys):
         if key not in opened:
             opened[key] = [int(ev["seat"][i]) % 2, _POSITIONS[int(ev["position"][i])], "", ""]
         row = opened[key]
@@ -358,7 +365,7 @@ def envido_sources(ev: dict, hands: dict, names: Sequence[str]) -> dict[str, dic
     kinds: list[tuple] = [("none", "", "", "")]
     index = {kinds[0]: 0}
     kind = np.zeros((len(gid), 2), np.int64)
-    for h, key in enumerate((gid.astype(np.int64) * 4096 + hand_no).tolist()):
+    for h, key in enumerate(_hand_key(gid, hand_no).tolist()):
         info = opened.get(key)
         if info is None:
             continue
@@ -446,11 +453,11 @@ def bluff_analytics(ev: dict, hands: dict, names: Sequence[str]) -> dict[str, An
                                                   STRENGTH_BINS) for b in range(3)}
         d["truco_by_position"] = {nm: _binned(s, opp_t & (ev["position"] == p), tcall,
                                               STRENGTH_BINS)
-                                  for p, nm in enumerate(("mano", "pie", "middle"))
+                                  for p, nm in enumerate(_POSITIONS)
                                   if (opp_t & (ev["position"] == p)).any()}
         d["envido_by_position"] = {nm: _binned(e, opp_e & (ev["position"] == p), ecall,
                                                ENVIDO_BINS)
-                                   for p, nm in enumerate(("mano", "pie", "middle"))
+                                   for p, nm in enumerate(_POSITIONS)
                                    if (opp_e & (ev["position"] == p)).any()}
         # ---- answers
         answers = {}
@@ -492,7 +499,7 @@ def bluff_analytics(ev: dict, hands: dict, names: Sequence[str]) -> dict[str, An
             "points_envido_honest": _mean(net[ec & ~elow]),
         }
         # ---- slow play: per (game, hand, seat) with a top-third hand and a chance to call
-        key = ev["gid"] * 4096 * 8 + ev["hand_no"].astype(np.int64) * 8 + ev["seat"]
+        key = _hand_key(ev["gid"], ev["hand_no"]) * 8 + ev["seat"]
         d["slow_play"] = {
             "truco": _slow(key, me & opp_t & high, me & tcall),
             "envido": _slow(key, me & opp_e & ehigh, me & ecall),
@@ -582,13 +589,12 @@ def _truco_answers(ev: dict) -> np.ndarray:
     if n == 0:
         return out
     order = np.lexsort((ev["step"], ev["gid"]))
-    gid, hand, ctx, act = (ev[k][order].astype(np.int64) for k in ("gid", "hand_no", "ctx",
-                                                                    "action"))
+    ctx, act = (ev[k][order].astype(np.int64) for k in ("ctx", "action"))
+    keys = _hand_key(ev["gid"][order], ev["hand_no"][order]).tolist()
     call = (act >= C.A_TRUCO) & (act <= C.A_VALE4)
     sung = (act >= C.A_ENVIDO) & (act <= C.A_ACHICO)
     pending: dict[int, int] = {}
-    for i in range(n):
-        g = int(gid[i]) * 4096 + int(hand[i])
+    for i, g in enumerate(keys):
         if ctx[i] == CTX_TRUCO and not sung[i] and g in pending:
             out[order[pending.pop(g)]] = act[i]
         if call[i]:
@@ -654,7 +660,7 @@ def _claims_scope(ev: dict, sel: np.ndarray, net: np.ndarray, answer: np.ndarray
     out["truco_calls"] = calls
     # 3. payoff of truco-ladder calls (own turn or raising), bluffs against honest calls
     tcall = sel & (act >= C.A_TRUCO) & (act <= C.A_VALE4)
-    key = (ev["gid"].astype(np.int64) * 4096 + ev["hand_no"]) * 8 + ev["seat"]
+    key = _hand_key(ev["gid"], ev["hand_no"]) * 8 + ev["seat"]
     payoff = {}
     for kind, hand in (("bluff", weak), ("honest", strong)):
         c = tcall & hand

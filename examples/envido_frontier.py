@@ -19,9 +19,10 @@ the bold openings does not keep the bold response's exploitability either.
 own at each kind of the opponent's decision (``Node.calls``): ``n0`` A at his openings, B at
 his answers to our opening call, C at his answers to our raises (``inf``: the equilibrium
 there).  Unlike a mixture it is one consistent solve, so it asks whether trusting the family
-at one kind of decision only is a better trade than one ``n0`` everywhere (session 38: no).  What a
-30-minute best response wins in the full game at each point is measured in docs/training.md
-(session 34); the subgame's figures rank strategies in minutes, not hours.
+at one kind of decision only is a better trade than one ``n0`` everywhere (session 38: no).
+
+What a 30-minute best response wins in the full game at each point is measured in
+docs/training.md (session 34); the subgame's figures rank strategies in minutes, not hours.
 """
 from __future__ import annotations
 
@@ -112,8 +113,8 @@ def main(argv=None) -> None:
                      f"numbers (or inf)")
     print(f"pricing the equilibrium and {len(args.n0)} responses"
           f"{' and their mixtures' if args.mixes else ''}"
-          f"{f' and {len(args.kinds)} by kind' if args.kinds else ''} (solves are cached on disk; an uncached "
-          f"one takes up to a minute)", flush=True)
+          f"{f' and {len(args.kinds)} by kind' if args.kinds else ''} (solves are cached "
+          f"on disk; an uncached one takes up to a minute)", flush=True)
     rows = frontier(args.target, args.n0, args.matches, args.mixes, args.kinds)
     print(f"{'strategy':34s} {'NashConv 0-0':>13s} {'mean':>8s} {'vs family 0-0':>14s} "
           f"{'mean':>8s}")
